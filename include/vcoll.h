@@ -1,0 +1,132 @@
+/*
+ * vcoll -- MPI-style point-to-point and collective communication over
+ * InfiniBand/RoCE verbs and shared memory.
+ *
+ * Every call returns VC_SUCCESS or a VC_ERR_* code (see vc_strerror); errors
+ * are never fatal unless a peer or the fabric fails underneath the job.
+ */
+#ifndef VCOLL_H
+#define VCOLL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VC_VERSION_MAJOR 0
+#define VC_VERSION_MINOR 1
+#define VC_VERSION_PATCH 0
+/* e.g. "0.1.0 (verbs rc ud shm)": the transports compiled in. */
+const char *vc_version_string(void);
+
+typedef struct vc_comm *vc_comm_t;
+typedef struct vc_request *vc_request_t;
+#define VC_COMM_NULL ((vc_comm_t)0)
+#define VC_REQUEST_NULL ((vc_request_t)0)
+
+/* The world communicator: valid from vc_init to vc_finalize. */
+extern struct vc_comm vc_comm_world_obj;
+#define VC_COMM_WORLD ((vc_comm_t)&vc_comm_world_obj)
+
+typedef enum {
+    VC_BYTE, VC_INT8, VC_UINT8, VC_INT16, VC_UINT16, VC_INT32, VC_UINT32,
+    VC_INT64, VC_UINT64, VC_FLOAT, VC_DOUBLE
+} vc_dtype_t;
+
+typedef enum {
+    VC_SUM, VC_PROD, VC_MIN, VC_MAX,
+    VC_BAND, VC_BOR, VC_BXOR, VC_LAND, VC_LOR, VC_LXOR
+} vc_op_t;
+
+typedef struct {
+    int source;   /* rank in the communicator */
+    int tag;
+    int error;    /* VC_SUCCESS or a VC_ERR_* */
+    size_t bytes; /* bytes actually received */
+} vc_status_t;
+
+#define VC_ANY_SOURCE (-1)
+#define VC_ANY_TAG (-1)
+#define VC_UNDEFINED (-32766)
+#define VC_IN_PLACE ((void *)1)
+#define VC_STATUS_IGNORE ((vc_status_t *)0)
+#define VC_TAG_UB 0x3fffffff
+
+enum {
+    VC_SUCCESS = 0,
+    VC_ERR_ARG,             /* invalid argument not covered below  */
+    VC_ERR_RANK,            /* rank / root out of range            */
+    VC_ERR_TAG,             /* tag out of range                    */
+    VC_ERR_DTYPE,           /* unknown datatype                    */
+    VC_ERR_OP,              /* unknown op, or op not valid for dtype */
+    VC_ERR_COUNT,           /* count * size overflows              */
+    VC_ERR_BUFFER,          /* NULL buffer with count > 0          */
+    VC_ERR_TRUNCATE,        /* message longer than receive buffer  */
+    VC_ERR_COMM,            /* invalid or freed communicator       */
+    VC_ERR_REQUEST,         /* invalid request                     */
+    VC_ERR_NOMEM,
+    VC_ERR_NOT_INITIALIZED, /* call before vc_init / after vc_finalize */
+    VC_ERR_BOOTSTRAP,       /* launcher / PMIx problem             */
+    VC_ERR_TRANSPORT,       /* device, QP, CQ or shm failure       */
+    VC_ERR_PEER_FAILED,     /* a peer died or became unreachable   */
+    VC_ERR_TIMEOUT,
+    VC_ERR_UNSUPPORTED,
+    VC_ERR_INTERNAL
+};
+const char *vc_strerror(int err);
+
+/* lifecycle */
+int vc_init(int *argc, char ***argv);
+int vc_finalize(void);
+int vc_initialized(int *flag);
+int vc_abort(vc_comm_t comm, int errorcode);
+double vc_wtime(void);
+
+/* communicators */
+int vc_comm_rank(vc_comm_t comm, int *rank);
+int vc_comm_size(vc_comm_t comm, int *size);
+int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm);
+int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm);
+int vc_comm_free(vc_comm_t *comm);
+
+/* datatypes */
+int vc_dtype_size(vc_dtype_t dtype, size_t *size);
+
+/* point-to-point; count is in elements of dtype */
+int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
+            vc_comm_t comm);
+int vc_recv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
+            vc_comm_t comm, vc_status_t *status);
+int vc_isend(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
+             vc_comm_t comm, vc_request_t *req);
+int vc_irecv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
+             vc_comm_t comm, vc_request_t *req);
+int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, int stag,
+                void *rbuf, size_t rcount, vc_dtype_t rdtype, int source, int rtag,
+                vc_comm_t comm, vc_status_t *status);
+int vc_wait(vc_request_t *req, vc_status_t *status);
+int vc_test(vc_request_t *req, int *flag, vc_status_t *status);
+int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[]);
+
+/* collectives (blocking) */
+int vc_barrier(vc_comm_t comm);
+int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm);
+int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+              vc_op_t op, int root, vc_comm_t comm);
+int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                 vc_op_t op, vc_comm_t comm);
+int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                 vc_comm_t comm);
+
+/* collectives (non-blocking) */
+int vc_ibarrier(vc_comm_t comm, vc_request_t *req);
+int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
+              vc_request_t *req);
+int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                  vc_op_t op, vc_comm_t comm, vc_request_t *req);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

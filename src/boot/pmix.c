@@ -1,0 +1,334 @@
+/*
+ * pmix.c -- bootstrap through PMIx: works under Open MPI's mpirun and Slurm's
+ * srun --mpi=pmix (both serve the same libpmix here, but type some keys
+ * differently, so every integer read accepts several types).
+ * With no launcher at all we run as a 1-rank job with a local key store.
+ */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "vcoll.h"
+#include "boot.h"
+#include "../core/log.h"
+
+/* bootstrap state lives here because PMIx itself is process-global */
+static struct {
+    pmix_proc_t me;
+    int pmix_up;          /* PMIx_Init succeeded with a server */
+    int singleton;
+    struct kv { char *key; void *val; size_t len; struct kv *next; } *local;
+} B;
+
+static const char *getenv_c(const char *n) { return getenv(n); }
+
+static int get_uint(const pmix_proc_t *p, const char *key, int optional, long *out)
+{
+    pmix_value_t *val = NULL;
+    pmix_info_t info;
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(p, key, optional ? &info : NULL, optional ? 1 : 0, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !val)
+        return -1;
+    int ok = 0;
+    switch (val->type) {
+    case PMIX_UINT8: *out = val->data.uint8; break;
+    case PMIX_UINT16: *out = val->data.uint16; break;
+    case PMIX_UINT32: *out = val->data.uint32; break;
+    case PMIX_UINT64: *out = (long)val->data.uint64; break;
+    case PMIX_INT: *out = val->data.integer; break;
+    case PMIX_INT32: *out = val->data.int32; break;
+    case PMIX_SIZE: *out = (long)val->data.size; break;
+    case PMIX_PROC_RANK: *out = val->data.rank; break;
+    default: ok = -1;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ok;
+}
+
+static int get_string(const pmix_proc_t *p, const char *key, char **out)
+{
+    pmix_value_t *val = NULL;
+    pmix_info_t info;
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(p, key, &info, 1, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !val)
+        return -1;
+    int ok = -1;
+    if (val->type == PMIX_STRING && val->data.string) {
+        *out = strdup(val->data.string);
+        ok = *out ? 0 : -1;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ok;
+}
+
+/* "0,1,2,3" or ranges "0-3,8" -> sorted list */
+static int parse_peers(const char *s, int size, int **out, int *n)
+{
+    int *v = calloc((size_t)size, sizeof *v), cnt = 0;
+    if (!v)
+        return VC_ERR_NOMEM;
+    while (s && *s) {
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long r = a; r <= b; r++)
+            if (r >= 0 && r < size && cnt < size)
+                v[cnt++] = (int)r;
+        s = *end == ',' ? end + 1 : end;
+        if (*end != ',' )
+            break;
+    }
+    *out = v;
+    *n = cnt;
+    return VC_SUCCESS;
+}
+
+static int set_singleton(boot_info_t *info)
+{
+    info->rank = 0;
+    info->size = 1;
+    info->local_rank = 0;
+    info->local_size = 1;
+    info->node_id = 0;
+    info->nnodes = 1;
+    info->singleton = 1;
+    info->launcher = "singleton";
+    info->local_peers = calloc(1, sizeof(int));
+    info->node_of = calloc(1, sizeof(int));
+    if (!info->local_peers || !info->node_of)
+        return VC_ERR_NOMEM;
+    snprintf(info->jobid, sizeof info->jobid, "singleton.%d", (int)getpid());
+    B.singleton = 1;
+    return VC_SUCCESS;
+}
+
+int boot_init(boot_info_t *info)
+{
+    memset(info, 0, sizeof *info);
+    memset(&B, 0, sizeof B);
+
+    const char *who;
+    int foreign = boot_foreign_launcher(getenv_c, &who);
+    /* Without any PMIx server address, PMIx_Init would only time out or
+     * fall back to a singleton; skip it and decide from the environment. */
+    if (!getenv("PMIX_SERVER_URI41") && !getenv("PMIX_SERVER_URI4") &&
+        !getenv("PMIX_SERVER_URI3") && !getenv("PMIX_SERVER_URI2") &&
+        !getenv("PMIX_SERVER_URI21") && !getenv("PMIX_NAMESPACE")) {
+        if (foreign > 1) {
+            LOG_ERR("this process was started by %s with %d processes, but vcoll "
+                    "bootstraps through PMIx only: launch with `mpirun` (Open MPI) or "
+                    "`srun --mpi=pmix` instead (refusing to run %d separate 1-rank jobs)",
+                    who, foreign, foreign);
+            return VC_ERR_BOOTSTRAP;
+        }
+        return set_singleton(info);
+    }
+
+    pmix_status_t rc = PMIx_Init(&B.me, NULL, 0);
+    if (rc == PMIX_ERR_UNREACH || rc != PMIX_SUCCESS) {
+        if (foreign > 1) {
+            LOG_ERR("PMIx server unreachable (%s) and %s started %d processes: launch with "
+                    "`mpirun` (Open MPI) or `srun --mpi=pmix`", PMIx_Error_string(rc), who, foreign);
+            if (PMIx_Initialized())
+                PMIx_Finalize(NULL, 0);
+            return VC_ERR_BOOTSTRAP;
+        }
+        if (rc != PMIX_ERR_UNREACH) {
+            LOG_ERR("PMIx_Init failed: %s (%d); launch with `mpirun` or `srun --mpi=pmix`",
+                    PMIx_Error_string(rc), rc);
+            return VC_ERR_BOOTSTRAP;
+        }
+        if (PMIx_Initialized())
+            PMIx_Finalize(NULL, 0);
+        return set_singleton(info);
+    }
+    B.pmix_up = 1;
+
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    long size = 0, lrank = 0, lsize = 0, nodeid = 0, nnodes = 1;
+    if (get_uint(&wild, PMIX_JOB_SIZE, 0, &size) || size < 1) {
+        LOG_ERR("PMIx did not provide the job size (PMIX_JOB_SIZE)");
+        return VC_ERR_BOOTSTRAP;
+    }
+    if (get_uint(&B.me, PMIX_LOCAL_RANK, 1, &lrank))
+        lrank = 0;
+    if (get_uint(&wild, PMIX_LOCAL_SIZE, 1, &lsize) || lsize < 1)
+        lsize = 1;
+    if (get_uint(&B.me, PMIX_NODEID, 1, &nodeid))
+        nodeid = 0;
+    if (get_uint(&wild, PMIX_NUM_NODES, 1, &nnodes) || nnodes < 1)
+        nnodes = 1;
+
+    info->rank = (int)B.me.rank;
+    info->size = (int)size;
+    info->local_rank = (int)lrank;
+    info->node_id = (int)nodeid;
+    info->nnodes = (int)nnodes;
+    snprintf(info->jobid, sizeof info->jobid, "%s", B.me.nspace);
+    info->launcher = !strncmp(B.me.nspace, "slurm.pmix", 10) ? "srun"
+                   : getenv("OMPI_COMM_WORLD_SIZE") ? "mpirun" : "pmix";
+
+    char *peers = NULL;
+    int n = 0;
+    if (get_string(&wild, PMIX_LOCAL_PEERS, &peers) == 0) {
+        int r = parse_peers(peers, info->size, &info->local_peers, &n);
+        free(peers);
+        if (r)
+            return r;
+    }
+    if (n < 1) {
+        /* no peer list: only myself is known to be local */
+        free(info->local_peers);
+        info->local_peers = calloc(1, sizeof(int));
+        if (!info->local_peers)
+            return VC_ERR_NOMEM;
+        info->local_peers[0] = info->rank;
+        n = 1;
+    }
+    info->local_size = n;
+    (void)lsize;
+    /* node_of: same node as me, or "elsewhere" (-1); enough to pick transports
+     * without one PMIx_Get per rank (which would not scale to 10k ranks). */
+    info->node_of = malloc((size_t)info->size * sizeof(int));
+    if (!info->node_of)
+        return VC_ERR_NOMEM;
+    for (int r = 0; r < info->size; r++)
+        info->node_of[r] = -1;
+    for (int i = 0; i < n; i++)
+        info->node_of[info->local_peers[i]] = info->node_id;
+    return VC_SUCCESS;
+}
+
+int boot_put(const char *key, const void *data, size_t len)
+{
+    if (B.singleton) {
+        struct kv *kv = calloc(1, sizeof *kv);
+        if (!kv || !(kv->key = strdup(key)) || !(kv->val = malloc(len ? len : 1))) {
+            if (kv)
+                free(kv->key);
+            free(kv);
+            return VC_ERR_NOMEM;
+        }
+        memcpy(kv->val, data, len);
+        kv->len = len;
+        kv->next = B.local;
+        B.local = kv;
+        return VC_SUCCESS;
+    }
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)data;
+    v.data.bo.size = len;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    if (rc != PMIX_SUCCESS) {
+        LOG_ERR("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(rc));
+        return VC_ERR_BOOTSTRAP;
+    }
+    return VC_SUCCESS;
+}
+
+int boot_fence(int collect_data)
+{
+    if (B.singleton)
+        return VC_SUCCESS;
+    pmix_status_t rc;
+    if (collect_data && (rc = PMIx_Commit()) != PMIX_SUCCESS) {
+        LOG_ERR("PMIx_Commit failed: %s", PMIx_Error_string(rc));
+        return VC_ERR_BOOTSTRAP;
+    }
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    pmix_info_t info;
+    bool t = collect_data ? true : false;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
+    rc = PMIx_Fence(&wild, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        LOG_ERR("PMIx_Fence failed: %s (a peer may have died during start-up)",
+                PMIx_Error_string(rc));
+        return VC_ERR_BOOTSTRAP;
+    }
+    return VC_SUCCESS;
+}
+
+int boot_get(int rank, const char *key, void *buf, size_t *len)
+{
+    if (B.singleton) {
+        for (struct kv *kv = B.local; kv; kv = kv->next)
+            if (!strcmp(kv->key, key)) {
+                if (kv->len > *len)
+                    return VC_ERR_TRUNCATE;
+                memcpy(buf, kv->val, kv->len);
+                *len = kv->len;
+                return VC_SUCCESS;
+            }
+        return VC_ERR_BOOTSTRAP;
+    }
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, B.me.nspace, (pmix_rank_t)rank);
+    pmix_value_t *val = NULL;
+    pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || !val) {
+        LOG_ERR("PMIx_Get(rank %d, %s) failed: %s", rank, key, PMIx_Error_string(rc));
+        return VC_ERR_BOOTSTRAP;
+    }
+    int ret = VC_SUCCESS;
+    if (val->type != PMIX_BYTE_OBJECT) {
+        LOG_ERR("PMIx_Get(rank %d, %s): unexpected value type %d", rank, key, val->type);
+        ret = VC_ERR_BOOTSTRAP;
+    } else if (val->data.bo.size > *len) {
+        ret = VC_ERR_TRUNCATE;
+    } else {
+        memcpy(buf, val->data.bo.bytes, val->data.bo.size);
+        *len = val->data.bo.size;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+void boot_abort(int code, const char *msg)
+{
+    LOG_ERR("aborting the job: %s", msg);
+    if (B.pmix_up)
+        PMIx_Abort(code ? code : 1, msg, NULL, 0);
+    /* PMIx_Abort asks the launcher to kill everyone; make sure we go too */
+    _exit(code ? code : 1);
+}
+
+int boot_finalize(void)
+{
+    int ret = VC_SUCCESS;
+    if (B.pmix_up) {
+        pmix_status_t rc = PMIx_Finalize(NULL, 0);
+        if (rc != PMIX_SUCCESS)
+            ret = VC_ERR_BOOTSTRAP;
+    }
+    while (B.local) {
+        struct kv *n = B.local->next;
+        free(B.local->key);
+        free(B.local->val);
+        free(B.local);
+        B.local = n;
+    }
+    memset(&B, 0, sizeof B);
+    return ret;
+}
+
+void boot_info_free(boot_info_t *info)
+{
+    free(info->local_peers);
+    free(info->node_of);
+    info->local_peers = info->node_of = NULL;
+}

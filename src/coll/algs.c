@@ -1,0 +1,44 @@
+/*
+ * algs.c -- algorithm names (VCOLL_<COLL>_ALG values, index 0 = auto) and
+ * the matching schedule builders. The two lists of a collective must stay
+ * in the same order.
+ */
+#include <stddef.h>
+#include "core/config.h"
+#include "sched.h"
+
+const char *const cfg_barrier_algs[] = {"auto", "dissemination", NULL};
+const char *const cfg_bcast_algs[] = {"auto", "binomial", "scatter_allgather", NULL};
+const char *const cfg_reduce_algs[] = {"auto", "binomial", "rsag", NULL};
+const char *const cfg_allreduce_algs[] = {"auto", "recursive_doubling",
+                                          "rabenseifner", "ring", NULL};
+const char *const cfg_allgather_algs[] = {"auto", "ring", "recursive_doubling", NULL};
+
+static const coll_build_fn barrier_b[] = {NULL, coll_barrier_dissemination};
+static const coll_build_fn bcast_b[] = {NULL, coll_bcast_binomial,
+                                        coll_bcast_scatter_allgather};
+static const coll_build_fn reduce_b[] = {NULL, coll_reduce_binomial, coll_reduce_rsag};
+static const coll_build_fn allreduce_b[] = {NULL, coll_allreduce_recursive_doubling,
+                                            coll_allreduce_rabenseifner,
+                                            coll_allreduce_ring};
+static const coll_build_fn allgather_b[] = {NULL, coll_allgather_ring,
+                                            coll_allgather_recursive_doubling};
+
+const coll_build_fn *const coll_builders[COLL_NKINDS] = {
+    barrier_b, bcast_b, reduce_b, allreduce_b, allgather_b,
+};
+
+const char *const *const coll_alg_names[COLL_NKINDS] = {
+    cfg_barrier_algs, cfg_bcast_algs, cfg_reduce_algs, cfg_allreduce_algs,
+    cfg_allgather_algs,
+};
+
+int coll_nalgs(int kind)
+{
+    int n = 0;
+    if (kind < 0 || kind >= COLL_NKINDS)
+        return 0;
+    while (coll_alg_names[kind][n])
+        n++;
+    return n;
+}

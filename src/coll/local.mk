@@ -1,0 +1,1 @@
+# src/coll: filled by its owner

@@ -1,0 +1,44 @@
+/*
+ * reduce_binomial.c -- binomial tree towards the root (ranks relative to
+ * the root). A rank folds in its children's partial results, lowest-distance
+ * child first, then sends to its parent. Every partial is "my block op the
+ * next higher relative block", so the expression tree is fixed by (p, root)
+ * alone. Best for small messages.
+ *
+ * Buffers: the root accumulates in RBUF (its only valid buffer besides
+ * SBUF); other ranks accumulate in TMP[0, n) and receive into TMP[n, 2n),
+ * and never touch RBUF (MPI lets it be NULL there).
+ */
+#include "sched.h"
+
+int coll_reduce_binomial(const coll_args_t *a, coll_sched_t *s)
+{
+    int p = a->size, root = a->root;
+    int vr = (a->rank - root + p) % p;
+    size_t n = a->count * a->esize;
+    int cur;            /* buffer holding my partial result */
+    size_t cur_off;
+    int acc = vr == 0 ? COLL_RBUF : COLL_TMP;
+    size_t in_off = vr == 0 ? 0 : n;
+
+    coll_input(a, &cur, &cur_off);
+    if (!n)
+        return sched_done(s);
+    for (int mask = 1; mask < p; mask <<= 1) {
+        if (vr & mask) {
+            sched_send(s, cur, cur_off, n, (vr - mask + root) % p);
+            return sched_done(s);
+        }
+        if (vr + mask < p) {
+            sched_need_tmp(s, in_off + n);
+            sched_recv(s, COLL_TMP, in_off, n, (vr + mask + root) % p);
+            sched_reduce(s, acc, 0, cur, cur_off, COLL_TMP, in_off, n);
+            sched_round(s);
+            cur = acc;
+            cur_off = 0;
+        }
+    }
+    /* only the root gets here; with p == 1 it still owes RBUF a copy */
+    sched_copy(s, COLL_RBUF, 0, cur, cur_off, n);
+    return sched_done(s);
+}

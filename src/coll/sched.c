@@ -1,0 +1,189 @@
+/* sched.c -- building schedules (see sched.h for the round semantics). */
+#include <stdlib.h>
+#include <string.h>
+#include "sched.h"
+#include "dtype/dtype.h"
+
+void coll_args_set(coll_args_t *a, int kind, int rank, int size, int root,
+                   size_t count, vc_dtype_t dt, vc_op_t op, int inplace)
+{
+    memset(a, 0, sizeof *a);
+    a->rank = rank;
+    a->size = size;
+    a->root = root;
+    a->count = count;
+    a->dt = dt;
+    a->op = op;
+    a->esize = dtype_size(dt);
+    a->inplace = inplace;
+    /* MPI's in-place allgather takes my block from its slot in rbuf */
+    a->in_off = kind == COLL_ALLGATHER ? (size_t)rank * count * a->esize : 0;
+}
+
+void sched_init(coll_sched_t *s, const coll_args_t *a)
+{
+    memset(s, 0, sizeof *s);
+    sched_reset(s, a);
+}
+
+void sched_reset(coll_sched_t *s, const coll_args_t *a)
+{
+    s->nsteps = 0;
+    s->nrounds = 0;
+    s->open = 0;
+    s->max_comm = 0;
+    s->cur_comm = 0;
+    s->tmp_bytes = 0;
+    s->err = VC_SUCCESS;
+    s->dt = a->dt;
+    s->op = a->op;
+    s->esize = a->esize;
+}
+
+void sched_free(coll_sched_t *s)
+{
+    free(s->steps);
+    free(s->round);
+    memset(s, 0, sizeof *s);
+}
+
+void sched_round(coll_sched_t *s)
+{
+    if (!s->open)
+        return;
+    s->open = 0;
+    s->cur_comm = 0;
+}
+
+static coll_step_t *add_step(coll_sched_t *s, int kind)
+{
+    if (s->err)
+        return NULL;
+    if (s->nsteps == s->cap) {
+        int ncap = s->cap ? 2 * s->cap : 16;
+        coll_step_t *n = realloc(s->steps, (size_t)ncap * sizeof *n);
+        if (!n) {
+            s->err = VC_ERR_NOMEM;
+            return NULL;
+        }
+        s->steps = n;
+        s->cap = ncap;
+    }
+    if (!s->open) {
+        /* round[] keeps one extra slot for the end marker */
+        if (s->nrounds + 2 > s->rcap) {
+            int ncap = s->rcap ? 2 * s->rcap : 16;
+            int *n = realloc(s->round, (size_t)ncap * sizeof *n);
+            if (!n) {
+                s->err = VC_ERR_NOMEM;
+                return NULL;
+            }
+            s->round = n;
+            s->rcap = ncap;
+        }
+        s->round[s->nrounds++] = s->nsteps;
+        s->open = 1;
+    }
+    if (kind == STEP_SEND || kind == STEP_RECV) {
+        if (++s->cur_comm > s->max_comm)
+            s->max_comm = s->cur_comm;
+    }
+    coll_step_t *st = &s->steps[s->nsteps++];
+    s->round[s->nrounds] = s->nsteps;
+    memset(st, 0, sizeof *st);
+    st->kind = (uint8_t)kind;
+    return st;
+}
+
+void sched_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)
+{
+    coll_step_t *st = add_step(s, STEP_SEND);
+    if (!st)
+        return;
+    st->abuf = (uint8_t)buf;
+    st->aoff = off;
+    st->bytes = bytes;
+    st->peer = peer;
+}
+
+void sched_recv(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)
+{
+    coll_step_t *st = add_step(s, STEP_RECV);
+    if (!st)
+        return;
+    st->dbuf = (uint8_t)buf;
+    st->doff = off;
+    st->bytes = bytes;
+    st->peer = peer;
+}
+
+void sched_copy(coll_sched_t *s, int dbuf, size_t doff, int sbuf, size_t soff,
+                size_t bytes)
+{
+    if (!bytes || (dbuf == sbuf && doff == soff))
+        return;
+    coll_step_t *st = add_step(s, STEP_COPY);
+    if (!st)
+        return;
+    st->dbuf = (uint8_t)dbuf;
+    st->doff = doff;
+    st->abuf = (uint8_t)sbuf;
+    st->aoff = soff;
+    st->bytes = bytes;
+}
+
+void sched_reduce(coll_sched_t *s, int dbuf, size_t doff, int abuf, size_t aoff,
+                  int bbuf, size_t boff, size_t bytes)
+{
+    if (!bytes)
+        return;
+    coll_step_t *st = add_step(s, STEP_REDUCE);
+    if (!st)
+        return;
+    st->dbuf = (uint8_t)dbuf;
+    st->doff = doff;
+    st->abuf = (uint8_t)abuf;
+    st->aoff = aoff;
+    st->bbuf = (uint8_t)bbuf;
+    st->boff = boff;
+    st->bytes = bytes;
+}
+
+void sched_need_tmp(coll_sched_t *s, size_t bytes)
+{
+    if (bytes > s->tmp_bytes)
+        s->tmp_bytes = bytes;
+}
+
+int sched_done(coll_sched_t *s)
+{
+    sched_round(s);
+    return s->err;
+}
+
+void coll_input(const coll_args_t *a, int *buf, size_t *off)
+{
+    if (a->inplace) {
+        *buf = COLL_RBUF;
+        *off = a->in_off;
+    } else {
+        *buf = COLL_SBUF;
+        *off = 0;
+    }
+}
+
+void coll_block(size_t count, int n, int i, size_t *first, size_t *cnt)
+{
+    size_t base = count / (size_t)n, rem = count % (size_t)n;
+    size_t ui = (size_t)i;
+    *cnt = base + (ui < rem ? 1 : 0);
+    *first = ui * base + (ui < rem ? ui : rem);
+}
+
+int coll_pof2_floor(int n)
+{
+    int p = 1;
+    while (p <= n / 2)
+        p <<= 1;
+    return p;
+}

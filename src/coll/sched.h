@@ -1,0 +1,134 @@
+/*
+ * sched.h -- collectives as data.
+ *
+ * An algorithm is a pure function of (rank, size, count, dtype, op, root,
+ * in-place flag) that appends *steps* to a schedule. Buffers are named
+ * symbolically (SBUF = user send buffer, RBUF = user receive buffer,
+ * TMP = scratch the executor provides, sched->tmp_bytes long) plus a byte
+ * offset, so one schedule can be cached and replayed with other buffers, run
+ * over p2p by exec.c, or run for all ranks inside one process by the unit
+ * test simulator (test/unit/test_coll.c) with no network at all.
+ *
+ * Round semantics (the executor and the simulator both implement exactly
+ * this):
+ *   1. all RECV steps of the round are posted (in schedule order), then all
+ *      SEND steps (in schedule order);
+ *   2. the round waits until every one of them has completed;
+ *   3. the local steps (COPY, REDUCE) run in schedule order.
+ * So a buffer a round sends or receives may be produced by an earlier
+ * round's local steps and consumed by this round's local steps. Within one
+ * round no RECV destination may overlap another RECV destination or a SEND
+ * source (the simulator checks this), SBUF is never written, and sends to
+ * one peer are matched by that peer's receives in posting order (MPI's
+ * non-overtaking rule), so several messages between one pair are fine.
+ * Zero-byte SEND/RECV steps are real messages (barrier uses them); the
+ * algorithms skip empty data blocks on both sides symmetrically instead.
+ *
+ * Reduction order: REDUCE computes dst = a op b. Algorithms choose a and b
+ * so that every element of the final result is computed by one expression
+ * tree that does not depend on which rank evaluates it (or is computed once
+ * and then copied), which makes results bitwise identical on every rank.
+ */
+#ifndef VC_COLL_SCHED_H
+#define VC_COLL_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "vcoll.h"
+
+enum { COLL_SBUF = 0, COLL_RBUF = 1, COLL_TMP = 2, COLL_NBUF = 3 };
+enum { STEP_SEND = 0, STEP_RECV, STEP_COPY, STEP_REDUCE };
+
+typedef struct coll_step {
+    uint8_t kind;
+    uint8_t dbuf;       /* RECV, COPY, REDUCE: destination */
+    uint8_t abuf;       /* SEND, COPY: source; REDUCE: left operand */
+    uint8_t bbuf;       /* REDUCE: right operand */
+    int peer;           /* SEND / RECV: comm rank */
+    size_t bytes;
+    size_t doff, aoff, boff;
+} coll_step_t;
+
+typedef struct coll_sched {
+    coll_step_t *steps;
+    int nsteps, cap;
+    int *round;         /* round i = steps [round[i], round[i+1]) */
+    int nrounds, rcap;
+    int open;           /* a round is open and has steps */
+    int max_comm;       /* most SEND+RECV steps in one round */
+    int cur_comm;
+    size_t tmp_bytes;   /* scratch the schedule needs */
+    int err;            /* VC_ERR_NOMEM if building ran out of memory */
+    vc_dtype_t dt;
+    vc_op_t op;
+    size_t esize;
+} coll_sched_t;
+
+/* Everything an algorithm may depend on. */
+typedef struct coll_args {
+    int rank, size, root;
+    size_t count;       /* elements (allgather: per rank) */
+    vc_dtype_t dt;
+    vc_op_t op;
+    size_t esize;
+    int inplace;        /* input lives in RBUF (at in_off) instead of SBUF */
+    size_t in_off;      /* allgather: rank * count * esize; else 0 */
+} coll_args_t;
+
+/* collective kinds (index into per-comm caches and the builder tables) */
+enum { COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLGATHER,
+       COLL_NKINDS };
+
+typedef int (*coll_build_fn)(const coll_args_t *a, coll_sched_t *s);
+
+/* ---- building (sched.c) ---- */
+void sched_init(coll_sched_t *s, const coll_args_t *a);
+void sched_reset(coll_sched_t *s, const coll_args_t *a);  /* keeps memory */
+void sched_free(coll_sched_t *s);
+/* close the open round (no-op if it is empty) */
+void sched_round(coll_sched_t *s);
+void sched_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer);
+void sched_recv(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer);
+/* dst = src; skipped if src and dst are the same place or bytes == 0 */
+void sched_copy(coll_sched_t *s, int dbuf, size_t doff, int sbuf, size_t soff,
+                size_t bytes);
+/* dst = a op b over bytes/esize elements; skipped if bytes == 0 */
+void sched_reduce(coll_sched_t *s, int dbuf, size_t doff, int abuf, size_t aoff,
+                  int bbuf, size_t boff, size_t bytes);
+void sched_need_tmp(coll_sched_t *s, size_t bytes);
+/* finish: closes the last round; returns s->err */
+int sched_done(coll_sched_t *s);
+
+/* ---- helpers shared by algorithms (sched.c) ---- */
+void coll_args_set(coll_args_t *a, int kind, int rank, int size, int root,
+                   size_t count, vc_dtype_t dt, vc_op_t op, int inplace);
+/* where this rank's input is: SBUF at 0, or RBUF at in_off when in place */
+void coll_input(const coll_args_t *a, int *buf, size_t *off);
+/* balanced split of count elements into n blocks: first element and count
+   of block i */
+void coll_block(size_t count, int n, int i, size_t *first, size_t *cnt);
+/* largest power of two <= n (n >= 1) */
+int coll_pof2_floor(int n);
+
+/* ---- algorithms: one file each ---- */
+int coll_barrier_dissemination(const coll_args_t *a, coll_sched_t *s);
+int coll_bcast_binomial(const coll_args_t *a, coll_sched_t *s);
+int coll_bcast_scatter_allgather(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_binomial(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_rsag(const coll_args_t *a, coll_sched_t *s);
+int coll_allreduce_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s);
+int coll_allreduce_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_allgather_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_allgather_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+
+/* ---- algorithm tables (algs.c): index = position in cfg_<coll>_algs,
+   entry 0 (auto) is NULL ---- */
+extern const coll_build_fn *const coll_builders[COLL_NKINDS];
+extern const char *const *const coll_alg_names[COLL_NKINDS];
+int coll_nalgs(int kind);   /* entries including "auto" */
+
+/* ---- selection (select.c): algorithm index (>= 1) for auto ---- */
+int coll_select(int kind, int size, size_t bytes, size_t count);
+
+#endif

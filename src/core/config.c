@@ -1,0 +1,195 @@
+/*
+ * config.c -- the table of every VCOLL_* variable. One place parses them all,
+ * so a typo in a value is an error at vc_init that names the variable, and
+ * vcoll_info --config prints exactly what the library reads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <stddef.h>
+#include "vcoll.h"
+#include "config.h"
+
+enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_STRING, T_ALG };
+
+typedef struct {
+    const char *name;
+    int type;
+    size_t off;               /* field offset in vc_config_t */
+    const char *deflt;
+    const char *const *names; /* T_ENUM / T_ALG: allowed values (index = value) */
+    long min, max;            /* T_INT / T_SIZE bounds */
+    const char *help;
+} cfg_entry_t;
+
+static const char *const net_names[] = {"auto", "shm", "rc", "ud", NULL};
+static const char *const log_names[] = {"error", "warn", "info", "debug", NULL};
+static const char *const cma_names[] = {"auto", "off", "on", NULL};
+
+#define F(x) offsetof(vc_config_t, x)
+static const cfg_entry_t table[] = {
+    {"VCOLL_NET", T_ENUM, F(net), "auto", net_names, 0, 0,
+     "transport: auto (shm on a node, rc across nodes), or force shm|rc|ud for every peer"},
+    {"VCOLL_EAGER_LIMIT", T_SIZE, F(eager_limit), "8192", NULL, 0, 1 << 20,
+     "largest message (bytes) sent eagerly; larger ones use rendezvous"},
+    {"VCOLL_LOG", T_ENUM, F(log_level), "warn", log_names, 0, 0,
+     "log level: error|warn|info|debug (lines carry the rank)"},
+    {"VCOLL_SHM_CMA", T_ENUM, F(shm_cma), "auto", cma_names, 0, 0,
+     "single-copy large shm messages with process_vm_readv: auto|off|on"},
+    {"VCOLL_SHM_CELLS", T_INT, F(shm_cells), "16", NULL, 2, 4096,
+     "cells in each sender->receiver shared-memory ring"},
+    {"VCOLL_SPIN", T_INT, F(spin), "-1", NULL, -1, 100000000,
+     "empty progress polls before a waiting call yields the core; -1 = 2000, or 16 when ranks outnumber cores"},
+    {"VCOLL_PEER_CHECK", T_DOUBLE, F(peer_check), "0.2", NULL, 0, 0,
+     "seconds between liveness checks of peers while a call waits"},
+    {"VCOLL_HCA", T_STRING, F(hca), "", NULL, 0, 0,
+     "dev[:port][,dev[:port]...] to use (list indexed by local rank); empty = nearest by hwloc"},
+    {"VCOLL_GID_INDEX", T_INT, F(gid_index), "-1", NULL, -1, 65535,
+     "RoCE GID index; -1 = prefer RoCE v2 IPv4-mapped"},
+    {"VCOLL_RC_MAX_PEERS", T_INT, F(rc_max_peers), "4096", NULL, 0, 1 << 24,
+     "more remote peers than this: use UD instead of an RC mesh"},
+    {"VCOLL_IB_TIMEOUT", T_INT, F(ib_timeout), "14", NULL, 1, 31,
+     "RC local ACK timeout exponent (4.096us * 2^x)"},
+    {"VCOLL_IB_RETRY", T_INT, F(ib_retry), "7", NULL, 0, 7,
+     "RC transport retry count"},
+    {"VCOLL_IB_RNR_RETRY", T_INT, F(ib_rnr_retry), "7", NULL, 0, 7,
+     "RC receiver-not-ready retry count (7 = infinite)"},
+    {"VCOLL_IB_RX_DEPTH", T_INT, F(ib_rx_depth), "512", NULL, 16, 65536,
+     "receive buffers posted to the shared receive queue"},
+    {"VCOLL_IB_TX_DEPTH", T_INT, F(ib_tx_depth), "128", NULL, 8, 16384,
+     "send queue depth per queue pair"},
+    {"VCOLL_BARRIER_ALG", T_ALG, F(barrier_alg), "auto", cfg_barrier_algs, 0, 0,
+     "force a barrier algorithm"},
+    {"VCOLL_BCAST_ALG", T_ALG, F(bcast_alg), "auto", cfg_bcast_algs, 0, 0,
+     "force a broadcast algorithm"},
+    {"VCOLL_REDUCE_ALG", T_ALG, F(reduce_alg), "auto", cfg_reduce_algs, 0, 0,
+     "force a reduce algorithm"},
+    {"VCOLL_ALLREDUCE_ALG", T_ALG, F(allreduce_alg), "auto", cfg_allreduce_algs, 0, 0,
+     "force an allreduce algorithm"},
+    {"VCOLL_ALLGATHER_ALG", T_ALG, F(allgather_alg), "auto", cfg_allgather_algs, 0, 0,
+     "force an allgather algorithm"},
+};
+#undef F
+#define NENTRIES (sizeof table / sizeof table[0])
+
+static void list_names(const char *const *names, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; names[i] && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "|" : "", names[i]);
+}
+
+/* Sizes accept k/m/g suffixes (powers of two), as users write "64k". */
+static int parse_size(const char *s, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    unsigned long long mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1ull << 10, end++;
+    else if (*end == 'm' || *end == 'M') mul = 1ull << 20, end++;
+    else if (*end == 'g' || *end == 'G') mul = 1ull << 30, end++;
+    if (*end)
+        return -1;
+    if (v > ~0ull / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static int set_entry(vc_config_t *cfg, const cfg_entry_t *e, const char *val,
+                     char *err, size_t errlen)
+{
+    char *p = (char *)cfg + e->off;
+    char *end;
+    char allowed[256];
+
+    switch (e->type) {
+    case T_ENUM:
+    case T_ALG:
+        for (int i = 0; e->names[i]; i++)
+            if (!strcasecmp(val, e->names[i])) {
+                *(int *)p = i;
+                return VC_SUCCESS;
+            }
+        list_names(e->names, allowed, sizeof allowed);
+        snprintf(err, errlen, "%s=\"%s\" is not valid; use one of %s", e->name, val, allowed);
+        return VC_ERR_ARG;
+    case T_SIZE: {
+        unsigned long long v;
+        if (parse_size(val, &v) || v < (unsigned long long)e->min || v > (unsigned long long)e->max) {
+            snprintf(err, errlen, "%s=\"%s\" is not valid; use a byte count from %ld to %ld (k/m suffixes allowed)",
+                     e->name, val, e->min, e->max);
+            return VC_ERR_ARG;
+        }
+        *(size_t *)p = (size_t)v;
+        return VC_SUCCESS;
+    }
+    case T_INT: {
+        errno = 0;
+        long v = strtol(val, &end, 10);
+        if (errno || end == val || *end || v < e->min || v > e->max) {
+            snprintf(err, errlen, "%s=\"%s\" is not valid; use an integer from %ld to %ld",
+                     e->name, val, e->min, e->max);
+            return VC_ERR_ARG;
+        }
+        *(int *)p = (int)v;
+        return VC_SUCCESS;
+    }
+    case T_DOUBLE: {
+        errno = 0;
+        double v = strtod(val, &end);
+        if (errno || end == val || *end || !(v >= 0) || v > 1e6) {
+            snprintf(err, errlen, "%s=\"%s\" is not valid; use a number of seconds >= 0", e->name, val);
+            return VC_ERR_ARG;
+        }
+        *(double *)p = v;
+        return VC_SUCCESS;
+    }
+    case T_STRING:
+        if (strlen(val) >= sizeof cfg->hca) {
+            snprintf(err, errlen, "%s is longer than %zu characters", e->name, sizeof cfg->hca - 1);
+            return VC_ERR_ARG;
+        }
+        strcpy(p, val);
+        return VC_SUCCESS;
+    }
+    snprintf(err, errlen, "%s: internal table error", e->name);
+    return VC_ERR_INTERNAL;
+}
+
+int cfg_parse(vc_config_t *cfg, const char *(*getenv_fn)(const char *), char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < NENTRIES; i++) {
+        int rc = set_entry(cfg, &table[i], table[i].deflt, err, errlen);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < NENTRIES; i++) {
+        const char *v = getenv_fn(table[i].name);
+        if (!v)
+            continue;
+        int rc = set_entry(cfg, &table[i], v, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return VC_SUCCESS;
+}
+
+int cfg_describe(int i, const char **name, const char **deflt, const char **help)
+{
+    if (i < 0 || (size_t)i >= NENTRIES)
+        return 0;
+    *name = table[i].name;
+    *deflt = table[i].deflt;
+    *help = table[i].help;
+    return 1;
+}

@@ -1,0 +1,39 @@
+/*
+ * ctx.h -- the one context struct that holds all library state.
+ */
+#ifndef VC_CTX_H
+#define VC_CTX_H
+
+#include <sys/types.h>
+#include "config.h"
+#include "../boot/boot.h"
+#include "../net/net.h"
+
+struct p2p_state;
+
+struct vc_ctx {
+    int initialized;         /* between vc_init and vc_finalize */
+    int finalized;
+    vc_config_t cfg;
+    boot_info_t boot;
+    int rank, size;          /* world (copies of boot.*) */
+
+    net_t *self;             /* loopback to my own rank */
+    net_t *shm;              /* same-node peers */
+    net_t *rc;               /* verbs RC (remote peers, or all with VCOLL_NET=rc) */
+    net_t *ud;               /* verbs UD */
+    net_t **net_of;          /* transport for each world rank */
+
+    struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
+    uint32_t next_ctx;       /* next free communicator context id (even) */
+    int dead_peer;           /* world rank found dead, or -1 */
+    char dead_why[160];
+};
+
+extern struct vc_ctx vc_ctx;
+
+/* Shared guard for every public call. */
+#define VC_CHECK_INIT() \
+    do { if (!vc_ctx.initialized) return VC_ERR_NOT_INITIALIZED; } while (0)
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * init.c -- vc_init / vc_finalize: parse config, bootstrap, open the
+ * transports with a single data-collecting fence, build the world.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "vcoll.h"
+#include "ctx.h"
+#include "comm.h"
+#include "log.h"
+#include "../p2p/p2p.h"
+#include "../p2p/p2p_state.h"
+
+struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1};
+
+/* Provided by src/coll (per-communicator collective state). */
+/* Weak until their layers are linked in: a missing one is reported, not a link error. */
+int coll_comm_init(struct vc_comm *c) __attribute__((weak));
+void coll_comm_fini(struct vc_comm *c) __attribute__((weak));
+int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
+int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers) __attribute__((weak));
+
+static const char *getenv_c(const char *n) { return getenv(n); }
+
+const char *vc_version_string(void)
+{
+    return "0.1.0 (verbs rc shm)";
+}
+
+double vc_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int vc_initialized(int *flag)
+{
+    if (!flag)
+        return VC_ERR_ARG;
+    *flag = vc_ctx.initialized;
+    return VC_SUCCESS;
+}
+
+/* Spinning only helps while every rank has a core; past that, yield at once. */
+static int resolve_spin(const struct vc_ctx *c)
+{
+    if (c->cfg.spin >= 0)
+        return c->cfg.spin;
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0 && cores < online && c->boot.local_size > 1)
+        cores = (int)online;  /* bound to one core by the launcher: count the node */
+    return c->boot.local_size > cores ? 16 : 2000;
+}
+
+static void teardown(struct vc_ctx *c)
+{
+    net_t **nets[] = {&c->rc, &c->ud, &c->shm, &c->self};
+    for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+        if (*nets[i]) {
+            (*nets[i])->ops->close(*nets[i]);
+            *nets[i] = NULL;
+        }
+    p2p_fini();
+    req_pool_fini();
+    free(c->net_of);
+    c->net_of = NULL;
+    boot_info_free(&c->boot);
+}
+
+static int open_transports(struct vc_ctx *c)
+{
+    net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, NULL};
+    int nremote = 0, rc;
+    for (int r = 0; r < c->size; r++)
+        if (c->boot.node_of[r] != c->boot.node_id)
+            nremote++;
+
+    int want_shm = 0, want_rc = 0;
+    switch (c->cfg.net) {
+    case CFG_NET_AUTO:
+        want_shm = c->boot.local_size > 1;
+        want_rc = nremote > 0;
+        break;
+    case CFG_NET_SHM:
+        if (nremote) {
+            LOG_ERR("VCOLL_NET=shm, but %d of %d ranks are on other nodes: shared memory "
+                    "cannot reach them; use VCOLL_NET=auto or rc", nremote, c->size);
+            return VC_ERR_TRANSPORT;
+        }
+        want_shm = c->boot.local_size > 1;
+        break;
+    case CFG_NET_RC:
+        want_rc = c->size > 1;
+        break;
+    case CFG_NET_UD:
+        LOG_ERR("VCOLL_NET=ud: the UD transport is not part of this build yet; "
+                "use VCOLL_NET=rc or auto");
+        return VC_ERR_UNSUPPORTED;
+    }
+
+    if ((rc = net_self_open(c, &up, &c->self)))
+        return rc;
+    if (want_shm && (rc = net_shm_open(c, &up, &c->shm)))
+        return rc;
+    if (want_rc) {
+        if (!net_rc_open) {
+            LOG_ERR("the verbs RC transport is not built into this library");
+            return VC_ERR_UNSUPPORTED;
+        }
+        if ((rc = net_rc_open(c, &up, &c->rc)))
+            return rc;
+    }
+
+    /* the one fence that publishes every endpoint blob */
+    if ((rc = boot_fence(1)))
+        return rc;
+
+    int *rc_peers = NULL, nrc = 0;
+    if (c->shm && (rc = net_shm_connect(c->shm, c)))
+        return rc;
+    if (c->rc) {
+        rc_peers = malloc((size_t)c->size * sizeof(int));
+        if (!rc_peers)
+            return VC_ERR_NOMEM;
+        for (int r = 0; r < c->size; r++)
+            if (r != c->rank && (c->cfg.net == CFG_NET_RC || c->boot.node_of[r] != c->boot.node_id))
+                rc_peers[nrc++] = r;
+        rc = net_rc_connect(c->rc, c, rc_peers, nrc);
+        if (rc) {
+            free(rc_peers);
+            return rc;
+        }
+    }
+    for (int r = 0; r < c->size; r++) {
+        if (r == c->rank)
+            c->net_of[r] = c->self;
+        else if (c->shm && c->boot.node_of[r] == c->boot.node_id && c->cfg.net != CFG_NET_RC)
+            c->net_of[r] = c->shm;
+        else
+            c->net_of[r] = c->rc;
+    }
+    free(rc_peers);
+    /* second fence: everyone has mapped the shm segment, its name can go */
+    if (c->size > 1 && (rc = boot_fence(0)))
+        return rc;
+    if (c->shm)
+        net_shm_after_fence(c->shm);
+    return VC_SUCCESS;
+}
+
+int vc_init(int *argc, char ***argv)
+{
+    struct vc_ctx *c = &vc_ctx;
+    (void)argc;
+    (void)argv;
+    if (c->initialized) {
+        LOG_ERR("vc_init called twice");
+        return VC_ERR_ARG;
+    }
+    if (c->finalized) {
+        LOG_ERR("vc_init after vc_finalize: vcoll cannot be restarted in one process");
+        return VC_ERR_NOT_INITIALIZED;
+    }
+    char err[512];
+    int rc = cfg_parse(&c->cfg, getenv_c, err, sizeof err);
+    if (rc) {
+        c->cfg.log_level = CFG_LOG_ERROR;
+        LOG_ERR("%s", err);
+        return rc;
+    }
+    c->dead_peer = -1;
+    if ((rc = boot_init(&c->boot))) {
+        boot_info_free(&c->boot);
+        return rc;
+    }
+    c->rank = c->boot.rank;
+    c->size = c->boot.size;
+    c->net_of = calloc((size_t)c->size, sizeof *c->net_of);
+    if (!c->net_of || (rc = p2p_init())) {
+        teardown(c);
+        boot_finalize();
+        return rc ? rc : VC_ERR_NOMEM;
+    }
+    c->p2p->spin = resolve_spin(c);
+    if ((rc = open_transports(c))) {
+        LOG_ERR("vc_init failed: %s", vc_strerror(rc));
+        teardown(c);
+        boot_finalize();
+        return rc;
+    }
+
+    struct vc_comm *w = &vc_comm_world_obj;
+    memset(w, 0, sizeof *w);
+    w->magic = COMM_MAGIC;
+    w->ctx = 0;
+    w->rank = c->rank;
+    w->size = c->size;
+    c->next_ctx = 2;
+    c->initialized = 1;
+    if (coll_comm_init && (rc = coll_comm_init(w))) {
+        c->initialized = 0;
+        teardown(c);
+        boot_finalize();
+        return rc;
+    }
+    LOG_INFO("initialized: %d ranks, %d on this node, launcher %s, transports%s%s",
+             c->size, c->boot.local_size, c->boot.launcher, c->shm ? " shm" : "",
+             c->rc ? " rc" : "");
+    return VC_SUCCESS;
+}
+
+int vc_finalize(void)
+{
+    struct vc_ctx *c = &vc_ctx;
+    VC_CHECK_INIT();
+    /* flush packets still waiting for ring space, or peers would wait forever */
+    unsigned idle = 0;
+    while (c->p2p->pend_head && c->dead_peer < 0) {
+        if (vc_progress() == 0)
+            vc_backoff(&idle);
+    }
+    int rc = VC_SUCCESS;
+    /* finalize is collective: no peer may still be reading our memory */
+    if (c->size > 1 && c->dead_peer < 0)
+        rc = boot_fence(0);
+    if (coll_comm_fini)
+        coll_comm_fini(&vc_comm_world_obj);
+    vc_comm_world_obj.magic = COMM_FREED;
+    teardown(c);
+    int brc = boot_finalize();
+    c->initialized = 0;
+    c->finalized = 1;
+    return rc ? rc : brc;
+}
+
+int vc_abort(vc_comm_t comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "vc_abort(%d) called by rank %d", errorcode, vc_ctx.rank);
+    if (!vc_ctx.initialized) {
+        fprintf(stderr, "vcoll: %s before vc_init\n", msg);
+        _exit(errorcode ? errorcode : 1);
+    }
+    boot_abort(errorcode, msg);
+    return VC_SUCCESS;
+}

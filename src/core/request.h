@@ -1,0 +1,53 @@
+/*
+ * request.h -- the object behind vc_request_t. p2p requests and
+ * non-blocking collectives share it; a collective request carries an
+ * advance() hook that the progress engine calls until it reports done.
+ */
+#ifndef VC_REQUEST_H
+#define VC_REQUEST_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "vcoll.h"
+#include "../net/net.h"
+
+#define REQ_MAGIC 0x76635251u   /* live request */
+
+enum { REQ_SEND = 1, REQ_RECV, REQ_COLL };
+
+struct vc_comm;
+
+struct vc_request {
+    uint32_t magic;
+    int kind;
+    volatile int done;
+    vc_status_t status;
+    struct vc_request *next, *prev;   /* queue links (posted / backlog / coll list) */
+
+    /* p2p */
+    struct vc_comm *comm;
+    uint32_t ctx;            /* context id the message travels on */
+    int peer;                /* comm rank (dest for send, source or ANY for recv) */
+    int world_peer;          /* world rank of peer (-1 for ANY_SOURCE) */
+    int tag;
+    void *buf;
+    size_t bytes;            /* send: message length; recv: buffer capacity */
+    size_t recvd;            /* streamed rendezvous: bytes landed so far */
+    size_t expect;           /* streamed rendezvous: bytes that will land */
+    int proto;               /* p2p protocol state */
+    void *mem_handle;        /* exposed send buffer (rendezvous) */
+    net_t *net;              /* transport the peer is reached through */
+    uint64_t remote_req;     /* peer's request id (rendezvous) */
+
+    /* collectives */
+    int (*advance)(struct vc_request *r);   /* returns VC_SUCCESS / VC_ERR_* */
+    void (*release)(struct vc_request *r);  /* frees coll state */
+    void *coll;
+};
+
+struct vc_request *req_alloc(int kind);
+void req_free(struct vc_request *r);
+int req_valid(const struct vc_request *r);
+void req_pool_fini(void);
+
+#endif

@@ -1,0 +1,51 @@
+/* dtype.c -- sizes and validation of the built-in datatypes. */
+#include <stdint.h>
+#include "dtype.h"
+
+size_t dtype_size(vc_dtype_t dt)
+{
+    switch (dt) {
+    case VC_BYTE: case VC_INT8: case VC_UINT8: return 1;
+    case VC_INT16: case VC_UINT16: return 2;
+    case VC_INT32: case VC_UINT32: case VC_FLOAT: return 4;
+    case VC_INT64: case VC_UINT64: case VC_DOUBLE: return 8;
+    }
+    return 0;
+}
+
+int dtype_bytes(vc_dtype_t dt, size_t count, size_t *bytes)
+{
+    size_t s = dtype_size(dt);
+    if (!s)
+        return VC_ERR_DTYPE;
+    if (count > SIZE_MAX / s || count * s > (size_t)INT64_MAX)
+        return VC_ERR_COUNT;
+    *bytes = count * s;
+    return VC_SUCCESS;
+}
+
+int dtype_op_check(vc_dtype_t dt, vc_op_t op)
+{
+    if (!dtype_size(dt))
+        return VC_ERR_DTYPE;
+    switch (op) {
+    case VC_SUM: case VC_PROD: case VC_MIN: case VC_MAX:
+    case VC_LAND: case VC_LOR: case VC_LXOR:
+        return VC_SUCCESS;
+    case VC_BAND: case VC_BOR: case VC_BXOR:
+        /* bit operations have no meaning on IEEE values (as in MPI) */
+        return (dt == VC_FLOAT || dt == VC_DOUBLE) ? VC_ERR_OP : VC_SUCCESS;
+    }
+    return VC_ERR_OP;
+}
+
+int vc_dtype_size(vc_dtype_t dtype, size_t *size)
+{
+    size_t s = dtype_size(dtype);
+    if (!size)
+        return VC_ERR_ARG;
+    if (!s)
+        return VC_ERR_DTYPE;
+    *size = s;
+    return VC_SUCCESS;
+}

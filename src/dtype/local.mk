@@ -1,0 +1,1 @@
+libvcoll_int_la_SOURCES += src/dtype/dtype.h src/dtype/dtype.c

@@ -1,0 +1,2 @@
+libvcoll_int_la_SOURCES += src/net/net.h src/net/self.c \
+	src/net/shm/shm.c src/net/shm/shm_ring.h

@@ -1,0 +1,92 @@
+/*
+ * net.h -- the one interface every transport (self, shm, verbs rc, verbs ud)
+ * implements. The p2p layer talks only to this.
+ *
+ * Contract:
+ *  - A transport moves *packets* (<= max_packet bytes) to a peer, whole and in
+ *    FIFO order per (sender, receiver) pair. p2p relies on that order for MPI's
+ *    non-overtaking rule, so a transport that can reorder (UD) must restore it.
+ *  - send() either takes the packet (copies it or sends it inline; the iovec
+ *    memory may be reused when it returns) or returns NET_AGAIN when it has no
+ *    room (ring full, no send credits). It never blocks: the caller queues the
+ *    packet and retries from progress, so two ranks that both fill their rings
+ *    cannot deadlock.
+ *  - progress() polls completions/arrivals and hands every arrived packet to
+ *    up->packet(); the packet memory is only valid during that call.
+ *  - Bulk data (rendezvous): the sender exposes its buffer (mem_expose gives an
+ *    opaque key, e.g. an rkey), the receiver get()s it straight into its own
+ *    buffer (CMA for shm, RDMA READ for verbs). Completion is reported through
+ *    up->get_done(), possibly from inside get() itself. A transport without a
+ *    pull path leaves get NULL (or returns VC_ERR_UNSUPPORTED from it) and p2p
+ *    falls back to a CTS + streamed DATA packets protocol.
+ *  - Every function returns VC_SUCCESS or a VC_ERR_* code (vcoll.h), plus
+ *    NET_AGAIN from send/get.
+ */
+#ifndef VC_NET_H
+#define VC_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define NET_AGAIN (-11)      /* no resources right now: retry after progress */
+#define NET_KEY_BYTES 16
+
+typedef struct { uint8_t b[NET_KEY_BYTES]; } net_key_t;
+
+/* What a transport calls back into (set by the core at open time). */
+typedef struct net_upcalls {
+    /* a packet from world rank src arrived; pkt valid only during the call */
+    void (*packet)(void *arg, int src, const void *pkt, size_t len);
+    /* a get() finished; status VC_SUCCESS or VC_ERR_* */
+    void (*get_done)(void *arg, void *cookie, int status);
+    /* the transport found a peer dead / unreachable (world rank, reason) */
+    void (*peer_failed)(void *arg, int peer, const char *why);
+    void *arg;
+} net_upcalls_t;
+
+typedef struct net net_t;
+
+typedef struct net_ops {
+    int (*send)(net_t *n, int peer, const struct iovec *iov, int iovcnt);
+    /* returns number of events handled (>= 0) or a VC_ERR_* code (negated) */
+    int (*progress)(net_t *n);
+    int (*mem_expose)(net_t *n, const void *buf, size_t len, net_key_t *key,
+                      void **handle);
+    int (*mem_release)(net_t *n, void *handle);
+    int (*get)(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
+               const net_key_t *key, void *cookie);
+    /* cheap liveness probe used while a blocking call waits: VC_SUCCESS or
+       VC_ERR_PEER_FAILED. May be NULL. */
+    int (*check_peer)(net_t *n, int peer);
+    void (*close)(net_t *n);
+} net_ops_t;
+
+struct net {
+    const net_ops_t *ops;
+    const char *name;       /* "self", "shm", "rc", "ud" */
+    size_t max_packet;      /* largest packet send() accepts, header included */
+    net_upcalls_t up;
+};
+
+/*
+ * Opening is two-phase so the whole job needs a single PMIx fence:
+ *   open():    create local resources, boot_put() the endpoint blob
+ *   (core does one boot_fence with data collection)
+ *   connect(): boot_get() peers' blobs, connect to the peers this net serves
+ * peers[] lists the world ranks this transport must reach (may be empty).
+ */
+struct vc_ctx;
+int net_self_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
+
+int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
+int net_shm_connect(net_t *n, struct vc_ctx *c);
+/* after the post-connect fence: every local rank has mapped the segment,
+ * so its name can go (nothing is left in /dev/shm even after kill -9) */
+void net_shm_after_fence(net_t *n);
+
+/* verbs RC (src/net/verbs): see verbs/rc.h */
+int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
+int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * shm.c -- intra-node transport: packets through per-pair rings in one
+ * shared segment per node, bulk data single-copy with CMA
+ * (process_vm_readv) straight from the sender's buffer.
+ *
+ * Segment life cycle (why: no /dev/shm litter even after kill -9):
+ *   open:        the node's first rank creates and sizes the segment
+ *   fence(1)
+ *   connect:     the others map it
+ *   fence(0)
+ *   after_fence: the creator unlinks the name; the mappings stay valid
+ * A job killed after vc_init therefore leaves nothing behind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "vcoll.h"
+#include "../net.h"
+#include "../../core/ctx.h"
+#include "../../core/log.h"
+#include "shm_ring.h"
+
+#define SHM_MAGIC 0x7663534d48ull
+#define SHM_KEY "vc.shm"
+
+typedef struct shm_hdr {
+    uint64_t magic;
+    uint32_t nlocal, ncells;
+    uint64_t cell_bytes;
+} shm_hdr_t;
+
+typedef struct shm_blob {       /* what each rank publishes */
+    int32_t pid;
+    int32_t local_idx;
+} shm_blob_t;
+
+typedef struct net_shm {
+    net_t base;
+    struct vc_ctx *c;
+    int me;                     /* my local index */
+    int nlocal;
+    int *world_of;              /* local index -> world rank */
+    int *local_of;              /* world rank -> local index or -1 */
+    pid_t *pid;                 /* by local index */
+    char name[128];
+    void *seg;
+    size_t seg_bytes;
+    int creator, unlinked;
+    int cma;                    /* 1 = use process_vm_readv, 0 = refused/off */
+    shm_ring_t *out;            /* by local index: my ring to them */
+    shm_ring_t *in;             /* by local index: their ring to me */
+    int rr;                     /* round-robin start for fairness */
+} net_shm_t;
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static void seg_name(net_shm_t *s, const struct vc_ctx *c)
+{
+    char job[80];
+    size_t j = 0;
+    /* nspace may hold '.' or '/'; keep a portable name */
+    for (const char *p = c->boot.jobid; *p && j < sizeof job - 1; p++)
+        job[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_';
+    job[j] = 0;
+    snprintf(s->name, sizeof s->name, "/vcoll-%s-n%d", job, c->boot.node_id);
+}
+
+static uint8_t *ring_base(net_shm_t *s, int from, int to)
+{
+    shm_hdr_t *h = s->seg;
+    size_t rb = shm_ring_bytes(h->cell_bytes, h->ncells);
+    return (uint8_t *)s->seg + round_up(sizeof *h, 4096) + ((size_t)from * s->nlocal + (size_t)to) * rb;
+}
+
+static int shm_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    int l = s->local_of[peer];
+    return shm_ring_push(&s->out[l], iov, iovcnt) ? NET_AGAIN : VC_SUCCESS;
+}
+
+static int shm_progress(net_t *n)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    int events = 0;
+    /* rotate the starting ring so a chatty peer cannot starve the others */
+    for (int k = 0; k < s->nlocal; k++) {
+        int l = s->rr + k;
+        if (l >= s->nlocal)
+            l -= s->nlocal;
+        if (l == s->me)
+            continue;
+        shm_ring_t *r = &s->in[l];
+        for (int burst = 0; burst < 8; burst++) {
+            shm_cell_t *cell = shm_ring_peek(r);
+            if (!cell)
+                break;
+            n->up.packet(n->up.arg, s->world_of[l], cell->data, cell->len);
+            shm_ring_pop(r, cell);
+            events++;
+        }
+    }
+    if (++s->rr >= s->nlocal)
+        s->rr = 0;
+    return events;
+}
+
+static int shm_expose(net_t *n, const void *buf, size_t len, net_key_t *key, void **handle)
+{
+    /* CMA needs nothing: the receiver reads our address space by pid */
+    memset(key, 0, sizeof *key);
+    *handle = NULL;
+    return VC_SUCCESS;
+}
+
+static int shm_release(net_t *n, void *handle) { return VC_SUCCESS; }
+
+static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
+                   const net_key_t *key, void *cookie)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    if (!s->cma)
+        return VC_ERR_UNSUPPORTED;
+    pid_t pid = s->pid[s->local_of[peer]];
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
+        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got > 0) {
+            done += (size_t)got;
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES) && done == 0) {
+            /* ptrace policy or a seccomp filter forbids CMA: copy through the
+             * rings from now on (p2p switches to its streamed protocol) */
+            LOG_INFO("process_vm_readv from rank %d refused (%s); large shm messages "
+                     "will be copied through the segment", peer, strerror(errno));
+            s->cma = 0;
+            return VC_ERR_UNSUPPORTED;
+        }
+        if (got < 0 && errno == ESRCH) {
+            n->up.peer_failed(n->up.arg, peer, "process exited during a large-message read");
+            n->up.get_done(n->up.arg, cookie, VC_ERR_PEER_FAILED);
+            return VC_SUCCESS;
+        }
+        LOG_ERR("process_vm_readv of %zu bytes from rank %d failed: %s", len - done, peer,
+                got < 0 ? strerror(errno) : "short read");
+        n->up.get_done(n->up.arg, cookie, VC_ERR_TRANSPORT);
+        return VC_SUCCESS;
+    }
+    n->up.get_done(n->up.arg, cookie, VC_SUCCESS);
+    return VC_SUCCESS;
+}
+
+static int shm_check_peer(net_t *n, int peer)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    int l = s->local_of[peer];
+    if (l < 0)
+        return VC_SUCCESS;
+    pid_t pid = s->pid[l];
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return VC_ERR_PEER_FAILED;
+    /* a killed child not yet reaped by its launcher daemon is a zombie */
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return errno == ENOENT ? VC_ERR_PEER_FAILED : VC_SUCCESS;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r > 0) {
+        buf[r] = 0;
+        char *p = strrchr(buf, ')');
+        if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+            return VC_ERR_PEER_FAILED;
+    }
+    return VC_SUCCESS;
+}
+
+static void shm_close(net_t *n)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    if (s->seg)
+        munmap(s->seg, s->seg_bytes);
+    if (s->creator && !s->unlinked)
+        shm_unlink(s->name);
+    free(s->world_of);
+    free(s->local_of);
+    free(s->pid);
+    free(s->out);
+    free(s->in);
+    free(s);
+}
+
+static const net_ops_t shm_ops = {
+    .send = shm_send,
+    .progress = shm_progress,
+    .mem_expose = shm_expose,
+    .mem_release = shm_release,
+    .get = shm_get,
+    .check_peer = shm_check_peer,
+    .close = shm_close,
+};
+
+int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+{
+    net_shm_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return VC_ERR_NOMEM;
+    s->base.ops = &shm_ops;
+    s->base.name = "shm";
+    s->base.up = *up;
+    s->c = c;
+    s->nlocal = c->boot.local_size;
+    s->world_of = malloc((size_t)s->nlocal * sizeof(int));
+    s->local_of = malloc((size_t)c->size * sizeof(int));
+    s->pid = calloc((size_t)s->nlocal, sizeof(pid_t));
+    s->out = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
+    s->in = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
+    if (!s->world_of || !s->local_of || !s->pid || !s->out || !s->in) {
+        shm_close(&s->base);
+        return VC_ERR_NOMEM;
+    }
+    for (int r = 0; r < c->size; r++)
+        s->local_of[r] = -1;
+    for (int l = 0; l < s->nlocal; l++) {
+        s->world_of[l] = c->boot.local_peers[l];
+        s->local_of[s->world_of[l]] = l;
+        if (s->world_of[l] == c->rank)
+            s->me = l;
+    }
+    s->cma = c->cfg.shm_cma != CFG_CMA_OFF;
+
+    /* a cell holds the largest eager packet plus the p2p header */
+    size_t cell = round_up(c->cfg.eager_limit + 128 + SHM_CELL_HDR, SHM_CACHELINE);
+    uint32_t ncells = (uint32_t)c->cfg.shm_cells;
+    /* keep the segment's address space sane on fat nodes: rings are only
+     * touched by pairs that talk, but the mapping is L*L rings */
+    while (ncells > 2 && (double)s->nlocal * s->nlocal * cell * ncells > 4e9)
+        ncells /= 2;
+    s->base.max_packet = cell - SHM_CELL_HDR;
+    s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
+                   (size_t)s->nlocal * s->nlocal * shm_ring_bytes(cell, ncells);
+    seg_name(s, c);
+
+    if (s->me == 0) {
+        shm_unlink(s->name);  /* a stale one from a crashed job with the same id */
+        int fd = shm_open(s->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0) {
+            LOG_ERR("shm_open(%s) failed: %s", s->name, strerror(errno));
+            shm_close(&s->base);
+            return VC_ERR_TRANSPORT;
+        }
+        s->creator = 1;
+        if (ftruncate(fd, (off_t)s->seg_bytes) < 0) {
+            LOG_ERR("cannot size shared segment %s to %zu bytes: %s (is /dev/shm full?)",
+                    s->name, s->seg_bytes, strerror(errno));
+            close(fd);
+            shm_close(&s->base);
+            return VC_ERR_TRANSPORT;
+        }
+        s->seg = mmap(NULL, s->seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (s->seg == MAP_FAILED) {
+            s->seg = NULL;
+            LOG_ERR("mmap of %zu bytes of shared memory failed: %s", s->seg_bytes, strerror(errno));
+            shm_close(&s->base);
+            return VC_ERR_TRANSPORT;
+        }
+        shm_hdr_t *h = s->seg;
+        h->nlocal = (uint32_t)s->nlocal;
+        h->ncells = ncells;
+        h->cell_bytes = cell;
+        __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
+    }
+    shm_blob_t blob = {(int32_t)getpid(), s->me};
+    int rc = boot_put(SHM_KEY, &blob, sizeof blob);
+    if (rc) {
+        shm_close(&s->base);
+        return rc;
+    }
+    *out = &s->base;
+    return VC_SUCCESS;
+}
+
+int net_shm_connect(net_t *n, struct vc_ctx *c)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    for (int l = 0; l < s->nlocal; l++) {
+        shm_blob_t b;
+        size_t len = sizeof b;
+        int rc = boot_get(s->world_of[l], SHM_KEY, &b, &len);
+        if (rc)
+            return rc;
+        s->pid[l] = b.pid;
+    }
+    if (!s->seg) {
+        int fd = shm_open(s->name, O_RDWR, 0600);
+        if (fd < 0) {
+            LOG_ERR("cannot open the node's shared segment %s: %s", s->name, strerror(errno));
+            return VC_ERR_TRANSPORT;
+        }
+        s->seg = mmap(NULL, s->seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (s->seg == MAP_FAILED) {
+            s->seg = NULL;
+            LOG_ERR("mmap of shared segment %s failed: %s", s->name, strerror(errno));
+            return VC_ERR_TRANSPORT;
+        }
+        shm_hdr_t *h = s->seg;
+        if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
+            h->nlocal != (uint32_t)s->nlocal) {
+            LOG_ERR("shared segment %s has an unexpected layout (ranks disagree on "
+                    "VCOLL_EAGER_LIMIT or VCOLL_SHM_CELLS?)", s->name);
+            return VC_ERR_TRANSPORT;
+        }
+        if (h->cell_bytes != s->base.max_packet + SHM_CELL_HDR) {
+            LOG_ERR("shared segment cell size differs between ranks: set the same "
+                    "VCOLL_EAGER_LIMIT on every rank");
+            return VC_ERR_TRANSPORT;
+        }
+    }
+    shm_hdr_t *h = s->seg;
+    for (int l = 0; l < s->nlocal; l++) {
+        s->out[l] = (shm_ring_t){ring_base(s, s->me, l), h->cell_bytes, h->ncells, 0};
+        s->in[l] = (shm_ring_t){ring_base(s, l, s->me), h->cell_bytes, h->ncells, 0};
+    }
+    return VC_SUCCESS;
+}
+
+void net_shm_after_fence(net_t *n)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    if (s->creator && !s->unlinked) {
+        shm_unlink(s->name);
+        s->unlinked = 1;
+    }
+}

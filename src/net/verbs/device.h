@@ -1,0 +1,57 @@
+/*
+ * device.h -- verbs device/port discovery shared by the RC (and UD)
+ * transports and vcoll_info: which ports are usable, their link layer, LID,
+ * MTU and the GID index to use.
+ */
+#ifndef VC_NET_VERBS_DEVICE_H
+#define VC_NET_VERBS_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+typedef struct net_vport {
+    char dev[IBV_SYSFS_NAME_MAX];
+    int port;                    /* 1-based */
+    int usable;                  /* ACTIVE and (IB, or RoCE with a GID) */
+    char why[160];               /* why not usable, or notes on the GID */
+    enum ibv_port_state state;
+    int link_layer;              /* IBV_LINK_LAYER_* */
+    uint16_t lid;
+    enum ibv_mtu active_mtu;
+    uint32_t max_msg_sz;
+    int gid_tbl_len;
+    int gid_index;               /* -1: no GID needed (IB without GRH) */
+    int gid_type;                /* IBV_GID_TYPE_* of gid_index */
+    union ibv_gid gid;
+} net_vport_t;
+
+/* Scan every device and port. gid_override >= 0 forces that GID index
+ * (VCOLL_GID_INDEX). *ports (malloc'ed, caller frees) gets one entry per
+ * port seen, usable or not. Returns VC_SUCCESS (possibly with 0 ports). */
+int net_vdev_scan(int gid_override, net_vport_t **ports, int *nports);
+
+/* Choose a GID index for an open device's port. Returns VC_SUCCESS and sets
+ * *idx (-1 when the link layer is IB and none is needed), or VC_ERR_TRANSPORT
+ * with the reason in why. */
+int net_vdev_choose_gid(struct ibv_context *ctx, int port,
+                        const struct ibv_port_attr *pa, int gid_override,
+                        int *idx, union ibv_gid *gid, int *type,
+                        char *why, size_t wlen);
+
+/* Sorted, de-duplicated names of devices with at least one usable port.
+ * names[] points into ports[]; returns the count. */
+int net_vdev_usable_names(const net_vport_t *ports, int nports,
+                          const char **names, int max);
+
+/* One line per port listing why none is usable, for error messages. */
+void net_vdev_reject_report(const net_vport_t *ports, int nports,
+                            char *buf, size_t len);
+
+const char *net_vdev_gid_type_str(int type);
+const char *net_vdev_link_layer_str(int ll);
+int net_vdev_mtu_bytes(enum ibv_mtu m);
+/* "::ffff:10.77.0.1" style text */
+void net_vdev_gid_str(const union ibv_gid *g, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,1 @@
+# src/net/verbs: filled by its owner

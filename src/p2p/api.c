@@ -1,0 +1,198 @@
+/*
+ * api.c -- public point-to-point calls: validate every argument, then hand
+ * over to the protocol layer. Nothing reaches p2p.c unchecked.
+ */
+#include <stddef.h>
+#include "vcoll.h"
+#include "p2p.h"
+#include "../core/ctx.h"
+#include "../dtype/dtype.h"
+
+static int check_buf(const void *buf, size_t count, vc_dtype_t dt, size_t *bytes)
+{
+    int rc = dtype_bytes(dt, count, bytes);
+    if (rc)
+        return rc;
+    if (!buf && count)
+        return VC_ERR_BUFFER;
+    return VC_SUCCESS;
+}
+
+static int check_send(const void *buf, size_t count, vc_dtype_t dt, int dest, int tag,
+                      vc_comm_t comm, size_t *bytes)
+{
+    VC_CHECK_INIT();
+    if (comm_check(comm))
+        return VC_ERR_COMM;
+    int rc = check_buf(buf, count, dt, bytes);
+    if (rc)
+        return rc;
+    if (dest < 0 || dest >= comm->size)
+        return VC_ERR_RANK;
+    if (tag < 0 || tag > VC_TAG_UB)
+        return VC_ERR_TAG;
+    return VC_SUCCESS;
+}
+
+static int check_recv(const void *buf, size_t count, vc_dtype_t dt, int src, int tag,
+                      vc_comm_t comm, size_t *bytes)
+{
+    VC_CHECK_INIT();
+    if (comm_check(comm))
+        return VC_ERR_COMM;
+    int rc = check_buf(buf, count, dt, bytes);
+    if (rc)
+        return rc;
+    if (src != VC_ANY_SOURCE && (src < 0 || src >= comm->size))
+        return VC_ERR_RANK;
+    if (tag != VC_ANY_TAG && (tag < 0 || tag > VC_TAG_UB))
+        return VC_ERR_TAG;
+    return VC_SUCCESS;
+}
+
+/* wait + copy status + free: shared by vc_wait and the blocking calls */
+static int complete(struct vc_request *r, vc_status_t *status)
+{
+    int rc = p2p_wait(r);
+    if (status)
+        *status = r->status;
+    req_free(r);
+    return rc;
+}
+
+int vc_isend(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
+             vc_comm_t comm, vc_request_t *req)
+{
+    size_t bytes;
+    int rc = check_send(buf, count, dtype, dest, tag, comm, &bytes);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    return p2p_isend(buf, bytes, dest, tag, comm, 0, req);
+}
+
+int vc_irecv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
+             vc_comm_t comm, vc_request_t *req)
+{
+    size_t bytes;
+    int rc = check_recv(buf, count, dtype, source, tag, comm, &bytes);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    return p2p_irecv(buf, bytes, source, tag, comm, 0, req);
+}
+
+int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
+            vc_comm_t comm)
+{
+    struct vc_request *r;
+    int rc = vc_isend(buf, count, dtype, dest, tag, comm, &r);
+    return rc ? rc : complete(r, NULL);
+}
+
+int vc_recv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
+            vc_comm_t comm, vc_status_t *status)
+{
+    struct vc_request *r;
+    int rc = vc_irecv(buf, count, dtype, source, tag, comm, &r);
+    return rc ? rc : complete(r, status);
+}
+
+int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, int stag,
+                void *rbuf, size_t rcount, vc_dtype_t rdtype, int source, int rtag,
+                vc_comm_t comm, vc_status_t *status)
+{
+    size_t sbytes, rbytes;
+    int rc = check_send(sbuf, scount, sdtype, dest, stag, comm, &sbytes);
+    if (rc)
+        return rc;
+    rc = check_recv(rbuf, rcount, rdtype, source, rtag, comm, &rbytes);
+    if (rc)
+        return rc;
+    struct vc_request *rr, *sr;
+    rc = p2p_irecv(rbuf, rbytes, source, rtag, comm, 0, &rr);
+    if (rc)
+        return rc;
+    rc = p2p_isend(sbuf, sbytes, dest, stag, comm, 0, &sr);
+    if (rc) {
+        complete(rr, status);
+        return rc;
+    }
+    int src = complete(sr, NULL);
+    int rrc = complete(rr, status);
+    return rrc ? rrc : src;
+}
+
+static void empty_status(vc_status_t *status)
+{
+    if (status) {
+        status->source = VC_ANY_SOURCE;
+        status->tag = VC_ANY_TAG;
+        status->error = VC_SUCCESS;
+        status->bytes = 0;
+    }
+}
+
+int vc_wait(vc_request_t *req, vc_status_t *status)
+{
+    VC_CHECK_INIT();
+    if (!req)
+        return VC_ERR_ARG;
+    if (*req == VC_REQUEST_NULL) {   /* as in MPI: waiting on nothing is fine */
+        empty_status(status);
+        return VC_SUCCESS;
+    }
+    if (!req_valid(*req))
+        return VC_ERR_REQUEST;
+    int rc = complete(*req, status);
+    *req = VC_REQUEST_NULL;
+    return rc;
+}
+
+int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
+{
+    VC_CHECK_INIT();
+    if (!req || !flag)
+        return VC_ERR_ARG;
+    if (*req == VC_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return VC_SUCCESS;
+    }
+    if (!req_valid(*req))
+        return VC_ERR_REQUEST;
+    if (!(*req)->done)
+        vc_progress();
+    *flag = (*req)->done;
+    if (!*flag)
+        return VC_SUCCESS;
+    int rc = complete(*req, status);
+    *req = VC_REQUEST_NULL;
+    return rc;
+}
+
+int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[])
+{
+    VC_CHECK_INIT();
+    if (n < 0 || (n > 0 && !reqs))
+        return VC_ERR_ARG;
+    /* validate everything before waiting on anything */
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != VC_REQUEST_NULL && !req_valid(reqs[i]))
+            return VC_ERR_REQUEST;
+    int err = VC_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int rc;
+        if (reqs[i] == VC_REQUEST_NULL) {
+            empty_status(statuses ? &statuses[i] : NULL);
+            continue;
+        }
+        rc = complete(reqs[i], statuses ? &statuses[i] : NULL);
+        reqs[i] = VC_REQUEST_NULL;
+        if (rc && !err)
+            err = rc;
+    }
+    return err;
+}

@@ -1,0 +1,169 @@
+/*
+ * backlog.c -- packets the transport could not take yet.
+ * A transport's send never blocks (NET_AGAIN instead), so two ranks that
+ * fill each other's rings keep draining their receives while their sends
+ * wait here. Once a peer has anything queued, later packets to it queue
+ * behind, which keeps MPI's per-pair order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "vcoll.h"
+#include "p2p_state.h"
+#include "../core/ctx.h"
+#include "../core/log.h"
+
+static int try_send(net_t *n, int peer, const void *hdr, size_t hlen,
+                    const void *payload, size_t plen)
+{
+    struct iovec iov[2] = {{(void *)hdr, hlen}, {(void *)payload, plen}};
+    return n->ops->send(n, peer, iov, plen ? 2 : 1);
+}
+
+static void append(struct p2p_state *st, p2p_pending_t *p)
+{
+    if (st->pend_tail)
+        st->pend_tail->next = p;
+    else
+        st->pend_head = p;
+    st->pend_tail = p;
+    st->pend_count[p->world_peer]++;
+}
+
+int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
+                    size_t plen, struct vc_request *req)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    if (!st->pend_count[peer]) {
+        int rc = try_send(vc_ctx.net_of[peer], peer, hdr, hlen, payload, plen);
+        if (rc == VC_SUCCESS) {
+            if (req)
+                req->done = 1;
+            return VC_SUCCESS;
+        }
+        if (rc != NET_AGAIN)
+            return rc;
+    }
+    p2p_pending_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return VC_ERR_NOMEM;
+    p->world_peer = peer;
+    p->req = req;
+    p->payload = payload;
+    p->plen = plen;
+    p->hlen = hlen;
+    memcpy(p->hdr, hdr, hlen);
+    append(st, p);
+    return VC_SUCCESS;
+}
+
+/* queue the DATA stream of a send request (streamed rendezvous) */
+int p2p_post_stream(int peer, struct vc_request *req)
+{
+    p2p_pending_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return VC_ERR_NOMEM;
+    p->world_peer = peer;
+    p->req = req;
+    p->stream = 1;
+    append(vc_ctx.p2p, p);
+    return VC_SUCCESS;
+}
+
+/* send as many DATA packets of the stream as the transport takes;
+ * returns 1 when the whole stream is out */
+static int pump_stream(p2p_pending_t *p, int *events)
+{
+    struct vc_request *r = p->req;
+    net_t *n = vc_ctx.net_of[p->world_peer];
+    size_t chunk = n->max_packet - sizeof(p2p_data_t);
+    while (r->recvd < r->expect) {
+        size_t len = r->expect - r->recvd < chunk ? r->expect - r->recvd : chunk;
+        p2p_data_t d = {.type = P2P_DATA, .rreq = r->remote_req, .off = r->recvd};
+        int rc = try_send(n, p->world_peer, &d, sizeof d, (const char *)r->buf + r->recvd, len);
+        if (rc == NET_AGAIN)
+            return 0;
+        if (rc) {
+            r->status.error = rc;
+            break;
+        }
+        r->recvd += len;
+        (*events)++;
+    }
+    r->done = 1;
+    return 1;
+}
+
+int p2p_retry_pending(void)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    int events = 0;
+    if (!st->pend_head)
+        return 0;
+    st->pass++;
+    p2p_pending_t *prev = NULL, *p = st->pend_head;
+    while (p) {
+        p2p_pending_t *next = p->next;
+        int peer = p->world_peer, sent = 0;
+        if (st->pend_pass[peer] != st->pass) {
+            if (p->stream) {
+                sent = pump_stream(p, &events);
+            } else {
+                int rc = try_send(vc_ctx.net_of[peer], peer, p->hdr, p->hlen, p->payload, p->plen);
+                if (rc != NET_AGAIN) {
+                    sent = 1;
+                    events++;
+                    if (p->req) {   /* an eager send: complete once out */
+                        if (rc)
+                            p->req->status.error = rc;
+                        p->req->done = 1;
+                    }
+                }
+            }
+            if (!sent)
+                st->pend_pass[peer] = st->pass;   /* keep order: skip its later packets */
+        }
+        if (sent) {
+            if (prev)
+                prev->next = next;
+            else
+                st->pend_head = next;
+            if (st->pend_tail == p)
+                st->pend_tail = prev;
+            st->pend_count[peer]--;
+            free(p);
+        } else {
+            prev = p;
+        }
+        p = next;
+    }
+    return events;
+}
+
+void p2p_cancel(struct vc_request *r)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    if (r->kind == REQ_RECV) {
+        for (struct vc_request *q = st->posted.head; q; q = q->next)
+            if (q == r) {
+                p2p_queue_remove(&st->posted, r);
+                break;
+            }
+    }
+    p2p_pending_t *prev = NULL, *p = st->pend_head;
+    while (p) {
+        p2p_pending_t *next = p->next;
+        if (p->req == r) {
+            if (prev)
+                prev->next = next;
+            else
+                st->pend_head = next;
+            if (st->pend_tail == p)
+                st->pend_tail = prev;
+            st->pend_count[p->world_peer]--;
+            free(p);
+        } else {
+            prev = p;
+        }
+        p = next;
+    }
+}

@@ -1,0 +1,312 @@
+/*
+ * p2p.c -- tag matching and the eager / rendezvous protocols.
+ * Only net.h is used below this file, so every transport gets the same
+ * semantics: MPI matching on (context, source, tag) with wildcards, arrival
+ * order preserved per peer, truncation reported without writing past the
+ * receive buffer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vcoll.h"
+#include "p2p.h"
+#include "p2p_state.h"
+#include "../core/ctx.h"
+#include "../core/log.h"
+
+int p2p_post_stream(int peer, struct vc_request *req);
+
+enum { PROTO_EAGER = 0, PROTO_RNDV = 1 };
+
+static inline int matches(const struct vc_request *r, uint32_t ctx, int src, int tag)
+{
+    return r->ctx == ctx && (r->peer == VC_ANY_SOURCE || r->peer == src) &&
+           (r->tag == VC_ANY_TAG || r->tag == tag);
+}
+
+/* largest payload that goes eagerly to this peer */
+static inline size_t eager_max(const net_t *n)
+{
+    size_t room = n->max_packet - sizeof(p2p_hdr_t);
+    return vc_ctx.cfg.eager_limit < room ? vc_ctx.cfg.eager_limit : room;
+}
+
+static void finish_recv(struct vc_request *r, int src, int tag, uint64_t len)
+{
+    r->status.source = src;
+    r->status.tag = tag;
+    if (len > r->bytes) {
+        r->status.error = VC_ERR_TRUNCATE;
+        r->status.bytes = r->bytes;
+    } else {
+        r->status.bytes = (size_t)len;
+    }
+}
+
+/* Start pulling a rendezvous message into r (matched receive). */
+static void start_rndv_recv(struct vc_request *r, int world_src, int src, int tag,
+                            uint64_t len, uint64_t sreq, uint64_t addr, const net_key_t *key)
+{
+    net_t *n = vc_ctx.net_of[world_src];
+    finish_recv(r, src, tag, len);
+    r->world_peer = world_src;
+    r->remote_req = sreq;
+    r->proto = PROTO_RNDV;
+    size_t want = r->status.bytes;
+    int rc = VC_ERR_UNSUPPORTED;
+    if (n->ops->get && want)
+        rc = n->ops->get(n, world_src, r->buf, want, addr, key, r);
+    else if (!want) {
+        /* nothing to pull: just release the sender */
+        p2p_on_get_done(NULL, r, VC_SUCCESS);
+        return;
+    }
+    if (rc == VC_SUCCESS)
+        return;   /* completion arrives through p2p_on_get_done */
+    if (rc == VC_ERR_UNSUPPORTED) {
+        /* the transport cannot pull: ask the sender to stream it */
+        r->expect = want;
+        r->recvd = 0;
+        p2p_cts_t cts = {.type = P2P_CTS, .sreq = sreq, .rreq = (uint64_t)(uintptr_t)r, .len = want};
+        rc = p2p_post_packet(world_src, &cts, sizeof cts, NULL, 0, NULL);
+        if (rc == VC_SUCCESS)
+            return;
+    }
+    r->status.error = rc;
+    r->done = 1;
+}
+
+static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_t len)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    for (struct vc_request *r = st->posted.head; r; r = r->next) {
+        if (!matches(r, h->ctx, h->src, h->tag))
+            continue;
+        p2p_queue_remove(&st->posted, r);
+        if (h->type == P2P_EAGER) {
+            finish_recv(r, h->src, h->tag, h->len);
+            if (r->status.bytes)
+                memcpy(r->buf, (const char *)pkt + sizeof *h, r->status.bytes);
+            r->done = 1;
+        } else {
+            const p2p_rts_t *rts = pkt;
+            start_rndv_recv(r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key);
+        }
+        return;
+    }
+    /* unexpected: keep a copy (eager) or the sender's coordinates (RTS) */
+    size_t payload = h->type == P2P_EAGER ? len - sizeof *h : 0;
+    p2p_unexp_t *u = malloc(sizeof *u + payload);
+    if (!u) {
+        boot_abort(VC_ERR_NOMEM, "out of memory queueing an unexpected message");
+        return;
+    }
+    u->next = NULL;
+    u->ctx = h->ctx;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->world_src = world_src;
+    u->len = h->len;
+    u->rndv = h->type == P2P_RTS;
+    if (u->rndv) {
+        const p2p_rts_t *rts = pkt;
+        u->sreq = rts->sreq;
+        u->addr = rts->addr;
+        u->key = rts->key;
+    } else if (payload) {
+        memcpy(u->data, (const char *)pkt + sizeof *h, payload);
+    }
+    if (st->unexp_tail)
+        st->unexp_tail->next = u;
+    else
+        st->unexp_head = u;
+    st->unexp_tail = u;
+}
+
+void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
+{
+    uint8_t type = *(const uint8_t *)pkt;
+    switch (type) {
+    case P2P_EAGER:
+    case P2P_RTS:
+        on_matched(src, pkt, pkt, len);
+        break;
+    case P2P_FIN: {
+        const p2p_fin_t *f = pkt;
+        struct vc_request *s = (struct vc_request *)(uintptr_t)f->sreq;
+        net_t *n = vc_ctx.net_of[src];
+        if (s->mem_handle)
+            n->ops->mem_release(n, s->mem_handle);
+        s->mem_handle = NULL;
+        s->done = 1;
+        break;
+    }
+    case P2P_CTS: {
+        const p2p_cts_t *c = pkt;
+        struct vc_request *s = (struct vc_request *)(uintptr_t)c->sreq;
+        s->remote_req = c->rreq;
+        s->expect = c->len < s->bytes ? c->len : s->bytes;
+        s->recvd = 0;
+        if (p2p_post_stream(src, s)) {
+            s->status.error = VC_ERR_NOMEM;
+            s->done = 1;
+        }
+        break;
+    }
+    case P2P_DATA: {
+        const p2p_data_t *d = pkt;
+        struct vc_request *r = (struct vc_request *)(uintptr_t)d->rreq;
+        size_t n = len - sizeof *d;
+        if (d->off + n <= r->expect)
+            memcpy((char *)r->buf + d->off, (const char *)pkt + sizeof *d, n);
+        r->recvd += n;
+        if (r->recvd >= r->expect)
+            r->done = 1;
+        break;
+    }
+    default:
+        LOG_ERR("dropping a packet of unknown type %u from rank %d", type, src);
+    }
+}
+
+void p2p_on_get_done(void *arg, void *cookie, int status)
+{
+    struct vc_request *r = cookie;
+    if (status)
+        r->status.error = status;
+    if (status != VC_ERR_PEER_FAILED) {
+        p2p_fin_t fin = {.type = P2P_FIN, .sreq = r->remote_req};
+        int rc = p2p_post_packet(r->world_peer, &fin, sizeof fin, NULL, 0, NULL);
+        if (rc && !r->status.error)
+            r->status.error = rc;
+    }
+    r->done = 1;
+}
+
+void p2p_on_peer_failed(void *arg, int peer, const char *why)
+{
+    if (vc_ctx.dead_peer < 0) {
+        vc_ctx.dead_peer = peer;
+        snprintf(vc_ctx.dead_why, sizeof vc_ctx.dead_why, "%s", why);
+        LOG_ERR("rank %d failed: %s", peer, why);
+    }
+}
+
+int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
+              int ctx_off, struct vc_request **out)
+{
+    struct vc_request *r = req_alloc(REQ_SEND);
+    if (!r)
+        return VC_ERR_NOMEM;
+    int wdest = comm_world_rank(comm, dest);
+    net_t *n = vc_ctx.net_of[wdest];
+    r->comm = comm;
+    r->ctx = comm->ctx + (uint32_t)ctx_off;
+    r->peer = dest;
+    r->world_peer = wdest;
+    r->tag = tag;
+    r->buf = (void *)buf;
+    r->bytes = bytes;
+    r->net = n;
+    r->status.source = dest;
+    r->status.tag = tag;
+    r->status.bytes = bytes;
+    *out = r;
+
+    int rc;
+    if (bytes <= eager_max(n)) {
+        p2p_hdr_t h = {.type = P2P_EAGER, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes};
+        rc = p2p_post_packet(wdest, &h, sizeof h, buf, bytes, r);
+    } else {
+        p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
+                         .sreq = (uint64_t)(uintptr_t)r, .addr = (uint64_t)(uintptr_t)buf};
+        r->proto = PROTO_RNDV;
+        rc = n->ops->mem_expose(n, buf, bytes, &rts.key, &r->mem_handle);
+        if (rc == VC_SUCCESS)
+            rc = p2p_post_packet(wdest, &rts, sizeof rts, NULL, 0, NULL);
+    }
+    if (rc) {
+        r->status.error = rc;
+        r->done = 1;
+    }
+    return VC_SUCCESS;
+}
+
+int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm,
+              int ctx_off, struct vc_request **out)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    struct vc_request *r = req_alloc(REQ_RECV);
+    if (!r)
+        return VC_ERR_NOMEM;
+    r->comm = comm;
+    r->ctx = comm->ctx + (uint32_t)ctx_off;
+    r->peer = source;
+    r->world_peer = source == VC_ANY_SOURCE ? -1 : comm_world_rank(comm, source);
+    r->tag = tag;
+    r->buf = buf;
+    r->bytes = bytes;
+    *out = r;
+
+    p2p_unexp_t *prev = NULL;
+    for (p2p_unexp_t *u = st->unexp_head; u; prev = u, u = u->next) {
+        if (!matches(r, u->ctx, u->src, u->tag))
+            continue;
+        if (prev)
+            prev->next = u->next;
+        else
+            st->unexp_head = u->next;
+        if (st->unexp_tail == u)
+            st->unexp_tail = prev;
+        if (u->rndv) {
+            start_rndv_recv(r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key);
+        } else {
+            finish_recv(r, u->src, u->tag, u->len);
+            if (r->status.bytes)
+                memcpy(buf, u->data, r->status.bytes);
+            r->done = 1;
+        }
+        free(u);
+        return VC_SUCCESS;
+    }
+    p2p_queue_push(&st->posted, r);
+    return VC_SUCCESS;
+}
+
+int p2p_init(void)
+{
+    struct p2p_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return VC_ERR_NOMEM;
+    st->pend_count = calloc((size_t)vc_ctx.size, sizeof *st->pend_count);
+    st->pend_pass = calloc((size_t)vc_ctx.size, sizeof *st->pend_pass);
+    if (!st->pend_count || !st->pend_pass) {
+        free(st->pend_count);
+        free(st->pend_pass);
+        free(st);
+        return VC_ERR_NOMEM;
+    }
+    vc_ctx.p2p = st;
+    return VC_SUCCESS;
+}
+
+void p2p_fini(void)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    if (!st)
+        return;
+    while (st->unexp_head) {
+        p2p_unexp_t *n = st->unexp_head->next;
+        free(st->unexp_head);
+        st->unexp_head = n;
+    }
+    while (st->pend_head) {
+        p2p_pending_t *n = st->pend_head->next;
+        free(st->pend_head);
+        st->pend_head = n;
+    }
+    free(st->pend_count);
+    free(st->pend_pass);
+    free(st);
+    vc_ctx.p2p = NULL;
+}

@@ -1,0 +1,40 @@
+/*
+ * p2p.h -- internal point-to-point API used by the public wrappers and by
+ * the collective layer. Lengths are in bytes; ranks are comm ranks.
+ * ctx_off selects the traffic class: 0 = user point-to-point, 1 = collective.
+ */
+#ifndef VC_P2P_H
+#define VC_P2P_H
+
+#include <stddef.h>
+#include "../core/request.h"
+#include "../core/comm.h"
+
+int p2p_isend(const void *buf, size_t bytes, int dest, int tag,
+              struct vc_comm *comm, int ctx_off, struct vc_request **out);
+int p2p_irecv(void *buf, size_t bytes, int source, int tag,
+              struct vc_comm *comm, int ctx_off, struct vc_request **out);
+
+/* Block until r is done (polls progress, backs off under oversubscription,
+ * checks peer liveness). Returns r->status.error or VC_ERR_PEER_FAILED. Does
+ * not free r. */
+int p2p_wait(struct vc_request *r);
+/* Block until all n are done; returns the first error. */
+int p2p_waitall(int n, struct vc_request **rs);
+
+/* Drive every transport once, retry queued sends, advance active
+ * non-blocking collectives. Returns number of events (>= 0). */
+int vc_progress(void);
+
+/* Called by blocking loops that found nothing to do: spins first, then yields. */
+void vc_backoff(unsigned *idle_polls);
+
+/* Non-blocking collectives register here so they advance while the user
+ * waits on anything else (no deadlock when p2p and collectives overlap). */
+void vc_coll_activate(struct vc_request *r);
+
+/* Module lifecycle (called by vc_init / vc_finalize) */
+int p2p_init(void);
+void p2p_fini(void);
+
+#endif

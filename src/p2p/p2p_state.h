@@ -1,0 +1,65 @@
+/*
+ * p2p_state.h -- matching queues and the send backlog.
+ */
+#ifndef VC_P2P_STATE_H
+#define VC_P2P_STATE_H
+
+#include <stdint.h>
+#include "../core/request.h"
+#include "proto.h"
+
+/* a message that arrived before its receive was posted */
+typedef struct p2p_unexp {
+    struct p2p_unexp *next;
+    uint32_t ctx;
+    int src, tag;
+    int world_src;
+    int rndv;                   /* 1: RTS (data still at the sender) */
+    uint64_t len;
+    uint64_t sreq, addr;
+    net_key_t key;
+    uint8_t data[];             /* eager payload */
+} p2p_unexp_t;
+
+/* a packet (or a stream of DATA packets) waiting for room in the transport;
+ * kept in order so messages to one peer never overtake each other */
+typedef struct p2p_pending {
+    struct p2p_pending *next;
+    int world_peer;
+    struct vc_request *req;     /* completes when sent (eager) / streams from (CTS) */
+    int stream;                 /* 1: DATA packets of req from req->recvd up to req->expect */
+    const void *payload;
+    size_t plen;
+    size_t hlen;
+    uint8_t hdr[64];
+} p2p_pending_t;
+
+typedef struct p2p_queue { struct vc_request *head, *tail; } p2p_queue_t;
+
+struct p2p_state {
+    p2p_queue_t posted;         /* receives in posting order */
+    p2p_unexp_t *unexp_head, *unexp_tail;
+    p2p_pending_t *pend_head, *pend_tail;
+    uint32_t *pend_count;       /* per world rank: entries in the backlog */
+    uint32_t *pend_pass;        /* per world rank: retry-pass stamp of a refused send */
+    uint32_t pass;
+    p2p_queue_t coll;           /* active non-blocking collectives */
+    int spin;                   /* resolved VCOLL_SPIN */
+};
+
+void p2p_queue_push(p2p_queue_t *q, struct vc_request *r);
+void p2p_queue_remove(p2p_queue_t *q, struct vc_request *r);
+
+/* upcalls from the transports */
+void p2p_on_packet(void *arg, int src, const void *pkt, size_t len);
+void p2p_on_get_done(void *arg, void *cookie, int status);
+void p2p_on_peer_failed(void *arg, int peer, const char *why);
+
+/* send one packet to a world rank now or queue it (keeps per-peer order) */
+int p2p_post_packet(int world_peer, const void *hdr, size_t hlen,
+                    const void *payload, size_t plen, struct vc_request *req);
+int p2p_retry_pending(void);
+/* drop queued packets/receives that belong to r (peer failed) */
+void p2p_cancel(struct vc_request *r);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * proto.h -- p2p wire formats (packets carried by any net.h transport).
+ *
+ *   eager:       EAGER(hdr + payload)                       -> receiver copies out
+ *   rendezvous:  RTS(hdr, sreq, addr, key) -> receiver get()s into the user buffer
+ *                -> FIN(sreq)                                -> sender completes
+ *   streamed:    (transport cannot get, e.g. CMA refused)
+ *                RTS -> CTS(sreq, rreq, n) -> DATA(rreq, off, bytes)... -> done
+ * Request ids are the requester's pointers, echoed back unchanged.
+ */
+#ifndef VC_P2P_PROTO_H
+#define VC_P2P_PROTO_H
+
+#include <stdint.h>
+#include "../net/net.h"
+
+enum { P2P_EAGER = 1, P2P_RTS, P2P_FIN, P2P_CTS, P2P_DATA };
+
+typedef struct p2p_hdr {        /* leads every matched message (EAGER, RTS) */
+    uint8_t type;
+    uint8_t pad[3];
+    uint32_t ctx;               /* communicator context (+1 for collectives) */
+    int32_t src;                /* sender's rank in that communicator */
+    int32_t tag;
+    uint64_t len;               /* full message length */
+} p2p_hdr_t;
+
+typedef struct p2p_rts {
+    p2p_hdr_t h;
+    uint64_t sreq;
+    uint64_t addr;
+    net_key_t key;
+} p2p_rts_t;
+
+typedef struct p2p_fin {
+    uint8_t type;
+    uint8_t pad[7];
+    uint64_t sreq;
+} p2p_fin_t;
+
+typedef struct p2p_cts {
+    uint8_t type;
+    uint8_t pad[7];
+    uint64_t sreq, rreq;
+    uint64_t len;               /* bytes the receiver wants (<= message length) */
+} p2p_cts_t;
+
+typedef struct p2p_data {
+    uint8_t type;
+    uint8_t pad[7];
+    uint64_t rreq;
+    uint64_t off;
+} p2p_data_t;
+
+#endif

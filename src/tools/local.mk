@@ -1,0 +1,1 @@
+# src/tools: filled by its owner

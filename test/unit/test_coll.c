@@ -1,0 +1,914 @@
+/*
+ * test_coll.c -- collectives without a network.
+ *
+ * Every algorithm's schedule is built for every rank of a simulated job and
+ * executed by an in-process simulator that follows the round semantics of
+ * src/coll/sched.h under the strict (rendezvous) model: a send completes
+ * only when the peer has posted the matching receive, messages between a
+ * pair match in posting order. The simulator also checks bounds, that SBUF is
+ * never written, that no receive in a round overlaps another receive or a
+ * send of the same round, that message sizes agree, that no rank deadlocks,
+ * and that information flows where it must (every rank of an allreduce has
+ * heard from every other...). Results are compared with a reference
+ * computed here by plain loops over the ranks' inputs in rank order, and
+ * across ranks for identical bits.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <CUnit/Basic.h>
+
+#include "vcoll.h"
+#include "coll/sched.h"
+#include "dtype/dtype.h"
+#include "core/config.h"
+
+#define MAXP 64
+#define NDT 11
+#define NOP 10
+
+static const char *kind_name[COLL_NKINDS] = {"barrier", "bcast", "reduce",
+                                             "allreduce", "allgather"};
+static char failmsg[512];
+
+/* ------------------------------------------------------------------ */
+/* simulator                                                            */
+
+typedef struct { int rank, step; } sim_ent_t;
+typedef struct { sim_ent_t *e; int head, n, cap; } sim_q_t;
+
+typedef struct {
+    coll_sched_t s;
+    unsigned char *buf[COLL_NBUF];
+    size_t len[COLL_NBUF];
+    int round, posted, pending, finished;
+    uint64_t know, know_next;   /* ranks I have (transitively) heard from */
+} sim_rank_t;
+
+typedef struct {
+    int p;
+    sim_rank_t r[MAXP];
+    sim_q_t sendq[MAXP][MAXP];   /* [src][dst] unmatched sends */
+    sim_q_t recvq[MAXP][MAXP];   /* [dst][src] unmatched receives */
+    int err;
+} sim_t;
+
+static void q_push(sim_q_t *q, int rank, int step)
+{
+    if (q->n == q->cap) {
+        q->cap = q->cap ? 2 * q->cap : 8;
+        q->e = realloc(q->e, (size_t)q->cap * sizeof *q->e);
+    }
+    q->e[q->n].rank = rank;
+    q->e[q->n].step = step;
+    q->n++;
+}
+
+static int q_len(const sim_q_t *q) { return q->n - q->head; }
+
+static int sim_fail(sim_t *S, const char *fmt, int a, int b)
+{
+    if (!S->err)
+        snprintf(failmsg, sizeof failmsg, fmt, a, b);
+    S->err = 1;
+    return 1;
+}
+
+static int in_bounds(sim_t *S, int rank, int buf, size_t off, size_t len)
+{
+    sim_rank_t *R = &S->r[rank];
+    if (buf < 0 || buf >= COLL_NBUF)
+        return !sim_fail(S, "rank %d: bad buffer id %d", rank, buf);
+    if (off > R->len[buf] || len > R->len[buf] - off)
+        return !sim_fail(S, "rank %d: out of bounds access on buffer %d", rank, buf);
+    return 1;
+}
+
+static void sim_match(sim_t *S, int src, int sstep, int dst, int rstep)
+{
+    coll_step_t *ss = &S->r[src].s.steps[sstep];
+    coll_step_t *rs = &S->r[dst].s.steps[rstep];
+    if (ss->bytes != rs->bytes) {
+        sim_fail(S, "message size mismatch %d -> %d", src, dst);
+        return;
+    }
+    if (ss->bytes)
+        memcpy(S->r[dst].buf[rs->dbuf] + rs->doff,
+               S->r[src].buf[ss->abuf] + ss->aoff, ss->bytes);
+    S->r[dst].know_next |= S->r[src].know;
+    S->r[src].pending--;
+    S->r[dst].pending--;
+}
+
+static int overlap(size_t a0, size_t al, size_t b0, size_t bl)
+{
+    return al && bl && a0 < b0 + bl && b0 < a0 + al;
+}
+
+/* checks on one round before posting it */
+static void sim_check_round(sim_t *S, int rank, int b, int e)
+{
+    sim_rank_t *R = &S->r[rank];
+    for (int i = b; i < e && !S->err; i++) {
+        coll_step_t *st = &R->s.steps[i];
+        if (st->kind == STEP_SEND || st->kind == STEP_RECV) {
+            if (st->peer < 0 || st->peer >= S->p || st->peer == rank) {
+                sim_fail(S, "rank %d: bad peer %d", rank, st->peer);
+                return;
+            }
+        }
+        switch (st->kind) {
+        case STEP_SEND:
+            in_bounds(S, rank, st->abuf, st->aoff, st->bytes);
+            break;
+        case STEP_RECV:
+        case STEP_COPY:
+        case STEP_REDUCE:
+            if (st->dbuf == COLL_SBUF)
+                sim_fail(S, "rank %d: step %d writes SBUF", rank, i);
+            in_bounds(S, rank, st->dbuf, st->doff, st->bytes);
+            if (st->kind != STEP_RECV)
+                in_bounds(S, rank, st->abuf, st->aoff, st->bytes);
+            if (st->kind == STEP_REDUCE) {
+                in_bounds(S, rank, st->bbuf, st->boff, st->bytes);
+                if (st->bytes % R->s.esize)
+                    sim_fail(S, "rank %d: reduce of partial element, step %d", rank, i);
+            }
+            if (st->kind == STEP_COPY && st->dbuf == st->abuf &&
+                overlap(st->doff, st->bytes, st->aoff, st->bytes))
+                sim_fail(S, "rank %d: overlapping copy, step %d", rank, i);
+            break;
+        default:
+            sim_fail(S, "rank %d: unknown step kind at %d", rank, i);
+        }
+        if (st->kind != STEP_RECV)
+            continue;
+        for (int j = b; j < e; j++) {
+            coll_step_t *o = &R->s.steps[j];
+            if (j == i)
+                continue;
+            if (o->kind == STEP_RECV && o->dbuf == st->dbuf &&
+                overlap(st->doff, st->bytes, o->doff, o->bytes))
+                sim_fail(S, "rank %d: receives overlap in round (step %d)", rank, i);
+            if (o->kind == STEP_SEND && o->abuf == st->dbuf &&
+                overlap(st->doff, st->bytes, o->aoff, o->bytes))
+                sim_fail(S, "rank %d: receive overlaps a send in round (step %d)", rank, i);
+        }
+    }
+}
+
+static void sim_post(sim_t *S, int rank)
+{
+    sim_rank_t *R = &S->r[rank];
+    int b = R->s.round[R->round], e = R->s.round[R->round + 1];
+    sim_check_round(S, rank, b, e);
+    if (S->err)
+        return;
+    R->know_next = R->know;
+    /* receives first, then sends, each in schedule order (as exec.c) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = b; i < e; i++) {
+            coll_step_t *st = &R->s.steps[i];
+            int want = pass == 0 ? STEP_RECV : STEP_SEND;
+            if (st->kind != want)
+                continue;
+            R->pending++;
+            if (want == STEP_RECV) {
+                sim_q_t *q = &S->sendq[st->peer][rank];
+                if (q_len(q)) {
+                    sim_ent_t m = q->e[q->head++];
+                    sim_match(S, m.rank, m.step, rank, i);
+                } else {
+                    q_push(&S->recvq[rank][st->peer], rank, i);
+                }
+            } else {
+                sim_q_t *q = &S->recvq[st->peer][rank];
+                if (q_len(q)) {
+                    sim_ent_t m = q->e[q->head++];
+                    sim_match(S, rank, i, st->peer, m.step);
+                } else {
+                    q_push(&S->sendq[rank][st->peer], rank, i);
+                }
+            }
+        }
+    }
+}
+
+static void sim_local(sim_t *S, int rank)
+{
+    sim_rank_t *R = &S->r[rank];
+    int b = R->s.round[R->round], e = R->s.round[R->round + 1];
+    for (int i = b; i < e; i++) {
+        coll_step_t *st = &R->s.steps[i];
+        if (st->kind == STEP_COPY)
+            memcpy(R->buf[st->dbuf] + st->doff, R->buf[st->abuf] + st->aoff,
+                   st->bytes);
+        else if (st->kind == STEP_REDUCE)
+            dtype_reduce3(R->buf[st->dbuf] + st->doff, R->buf[st->abuf] + st->aoff,
+                          R->buf[st->bbuf] + st->boff, st->bytes / R->s.esize,
+                          R->s.dt, R->s.op);
+    }
+    R->know = R->know_next;
+}
+
+/* Run all ranks to completion. Returns 0 on success. */
+static int sim_run(sim_t *S)
+{
+    int progress = 1;
+    while (progress && !S->err) {
+        progress = 0;
+        for (int i = 0; i < S->p && !S->err; i++) {
+            sim_rank_t *R = &S->r[i];
+            if (R->finished)
+                continue;
+            if (R->round >= R->s.nrounds) {
+                R->finished = 1;
+                progress = 1;
+                continue;
+            }
+            if (!R->posted) {
+                sim_post(S, i);
+                R->posted = 1;
+                progress = 1;
+            }
+            if (R->posted && R->pending == 0 && !S->err) {
+                sim_local(S, i);
+                R->round++;
+                R->posted = 0;
+                progress = 1;
+            }
+        }
+    }
+    if (S->err)
+        return 1;
+    for (int i = 0; i < S->p; i++)
+        if (!S->r[i].finished)
+            return sim_fail(S, "deadlock: rank %d stuck in round %d", i, S->r[i].round);
+    for (int i = 0; i < S->p; i++)
+        for (int j = 0; j < S->p; j++)
+            if (q_len(&S->sendq[i][j]) || q_len(&S->recvq[i][j]))
+                return sim_fail(S, "unmatched messages between %d and %d", i, j);
+    return 0;
+}
+
+static void sim_free(sim_t *S)
+{
+    for (int i = 0; i < S->p; i++) {
+        sched_free(&S->r[i].s);
+        for (int b = 0; b < COLL_NBUF; b++)
+            free(S->r[i].buf[b]);
+        for (int j = 0; j < S->p; j++) {
+            free(S->sendq[i][j].e);
+            free(S->recvq[i][j].e);
+        }
+    }
+    memset(S, 0, sizeof *S);
+}
+
+/* ------------------------------------------------------------------ */
+/* reference arithmetic, written independently of src/dtype/reduce.c   */
+
+static int dt_signed(vc_dtype_t dt)
+{
+    return dt == VC_INT8 || dt == VC_INT16 || dt == VC_INT32 || dt == VC_INT64;
+}
+
+static int dt_float(vc_dtype_t dt) { return dt == VC_FLOAT || dt == VC_DOUBLE; }
+
+/* integer elements as raw 64-bit values (sign-extended for signed types) */
+static uint64_t get_u(vc_dtype_t dt, const void *p)
+{
+    switch (dt) {
+    case VC_BYTE: case VC_UINT8: return *(const uint8_t *)p;
+    case VC_INT8: return (uint64_t)(int64_t)*(const int8_t *)p;
+    case VC_UINT16: return *(const uint16_t *)p;
+    case VC_INT16: return (uint64_t)(int64_t)*(const int16_t *)p;
+    case VC_UINT32: return *(const uint32_t *)p;
+    case VC_INT32: return (uint64_t)(int64_t)*(const int32_t *)p;
+    case VC_UINT64: return *(const uint64_t *)p;
+    case VC_INT64: return (uint64_t)*(const int64_t *)p;
+    default: return 0;
+    }
+}
+
+/* store the low bits (two's complement truncation = wrap) */
+static void put_u(vc_dtype_t dt, void *p, uint64_t v)
+{
+    size_t n = dtype_size(dt);
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)p)[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void ref_op(vc_dtype_t dt, vc_op_t op, void *acc, const void *x)
+{
+    if (dt_float(dt)) {
+        double a = dt == VC_FLOAT ? *(float *)acc : *(double *)acc;
+        double b = dt == VC_FLOAT ? *(const float *)x : *(const double *)x;
+        double r = 0;
+        switch (op) {
+        case VC_SUM: r = a + b; break;
+        case VC_PROD: r = a * b; break;
+        case VC_MIN: r = b < a ? b : a; break;
+        case VC_MAX: r = b > a ? b : a; break;
+        case VC_LAND: r = (a != 0) && (b != 0); break;
+        case VC_LOR: r = (a != 0) || (b != 0); break;
+        case VC_LXOR: r = (a != 0) != (b != 0); break;
+        default: break;
+        }
+        if (dt == VC_FLOAT)
+            *(float *)acc = (float)r;
+        else
+            *(double *)acc = r;
+        return;
+    }
+    uint64_t a = get_u(dt, acc), b = get_u(dt, x), r = 0;
+    int sg = dt_signed(dt);
+    switch (op) {
+    case VC_SUM: r = a + b; break;
+    case VC_PROD: r = a * b; break;
+    case VC_MIN: r = sg ? ((int64_t)b < (int64_t)a ? b : a) : (b < a ? b : a); break;
+    case VC_MAX: r = sg ? ((int64_t)b > (int64_t)a ? b : a) : (b > a ? b : a); break;
+    case VC_BAND: r = a & b; break;
+    case VC_BOR: r = a | b; break;
+    case VC_BXOR: r = a ^ b; break;
+    case VC_LAND: r = a && b; break;
+    case VC_LOR: r = a || b; break;
+    case VC_LXOR: r = (a != 0) != (b != 0); break;
+    }
+    put_u(dt, acc, r);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Input element i of rank r. Floats are chosen so that every association
+   order gives the exact same result (small integers, powers of two),
+   which lets results be compared bit for bit with the reference. */
+static void gen(vc_dtype_t dt, vc_op_t op, int p, int r, size_t i, uint64_t salt,
+                void *out)
+{
+    uint64_t h = mix(salt * 1000003u + (uint64_t)r * 7919u + i * 104729u + 1);
+    int logical = op == VC_LAND || op == VC_LOR || op == VC_LXOR;
+    if (dt_float(dt)) {
+        double v;
+        if (logical)
+            v = (h % (uint64_t)(2 * p)) == 0 ? 0.0 : (h & 1 ? 2.5 : -1.0);
+        else if (op == VC_PROD) {
+            static const double f[4] = {1.0, 2.0, -1.0, 0.5};
+            v = f[h % 4];
+        } else
+            v = (double)((int)(h % 17) - 8);
+        if (dt == VC_FLOAT)
+            *(float *)out = (float)v;
+        else
+            *(double *)out = v;
+        return;
+    }
+    if (logical) {
+        /* nonzero values vary (and have the low bit set so they stay
+           nonzero in every width); zeros are rare enough that LAND over
+           64 ranks is not always 0 */
+        put_u(dt, out, (h % (uint64_t)(2 * p)) == 0 ? 0 : ((h >> 8) | 1));
+        return;
+    }
+    if (op == VC_BAND)
+        h |= mix(h) | mix(h + 1);   /* keep some bits set across many ranks */
+    if (op == VC_BOR)
+        h &= mix(h) & mix(h + 1);
+    put_u(dt, out, h);
+}
+
+/* ------------------------------------------------------------------ */
+/* running one case                                                     */
+
+typedef struct {
+    int kind, alg, p, root, inplace;
+    size_t count;
+    vc_dtype_t dt;
+    vc_op_t op;
+    int random_float;   /* inputs are random floats: compare with tolerance */
+} tcase_t;
+
+static unsigned char *input_of(const tcase_t *t, int r, size_t es)
+{
+    unsigned char *v = malloc(t->count * es + 1);
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->random_float) {
+            uint64_t h = mix((uint64_t)r * 31337u + i * 65537u + 17);
+            double d = ((double)(h >> 11) / 9007199254740992.0) * 2.0 - 1.0;
+            if (t->dt == VC_FLOAT)
+                ((float *)v)[i] = (float)d;
+            else
+                ((double *)v)[i] = d * 1e3;
+        } else {
+            gen(t->dt, t->op, t->p, r, i, (uint64_t)t->kind, v + i * es);
+        }
+    }
+    return v;
+}
+
+static int fcmp_close(vc_dtype_t dt, const void *a, const void *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double x = dt == VC_FLOAT ? ((const float *)a)[i] : ((const double *)a)[i];
+        double y = dt == VC_FLOAT ? ((const float *)b)[i] : ((const double *)b)[i];
+        double tol = (dt == VC_FLOAT ? 1e-4 : 1e-9) * (1.0 + fabs(y)) * 64;
+        if (!(fabs(x - y) <= tol))
+            return 1;
+    }
+    return 0;
+}
+
+static void report(const tcase_t *t, const char *what)
+{
+    fprintf(stderr, "\n  FAIL %s/%s p=%d count=%zu dt=%d op=%d root=%d inplace=%d: %s\n",
+            kind_name[t->kind], coll_alg_names[t->kind][t->alg], t->p, t->count,
+            (int)t->dt, (int)t->op, t->root, t->inplace, what);
+}
+
+/* returns 0 if the case passed */
+static int run_case(const tcase_t *t)
+{
+    static sim_t S;   /* big: keep it off the stack */
+    int p = t->p;
+    size_t es = dtype_size(t->dt), n = t->count * es;
+    unsigned char *in[MAXP];
+    unsigned char *ref = NULL;
+    int bad = 0;
+
+    memset(&S, 0, sizeof S);
+    S.p = p;
+    for (int r = 0; r < p; r++)
+        in[r] = input_of(t, r, es);
+
+    for (int r = 0; r < p; r++) {
+        sim_rank_t *R = &S.r[r];
+        coll_args_t a;
+        coll_args_set(&a, t->kind, r, p, t->root, t->count, t->dt, t->op,
+                      t->inplace);
+        sched_init(&R->s, &a);
+        if (coll_builders[t->kind][t->alg](&a, &R->s) != VC_SUCCESS) {
+            report(t, "builder failed");
+            bad = 1;
+            goto out;
+        }
+        R->know = 1ULL << r;
+        size_t sl = 0, rl = 0;
+        switch (t->kind) {
+        case COLL_BCAST: rl = n; break;
+        case COLL_REDUCE: sl = n; rl = r == t->root ? n : 0; break;
+        case COLL_ALLREDUCE: sl = n; rl = n; break;
+        case COLL_ALLGATHER: sl = n; rl = n * (size_t)p; break;
+        default: break;
+        }
+        if (t->inplace)
+            sl = 0;
+        R->len[COLL_SBUF] = sl;
+        R->len[COLL_RBUF] = rl;
+        R->len[COLL_TMP] = R->s.tmp_bytes;
+        for (int b = 0; b < COLL_NBUF; b++) {
+            R->buf[b] = malloc(R->len[b] + 1);
+            memset(R->buf[b], 0xA5, R->len[b] + 1);   /* garbage */
+        }
+        if (t->kind == COLL_BCAST && r == t->root)
+            memcpy(R->buf[COLL_RBUF], in[r], n);
+        else if (t->kind != COLL_BCAST && t->kind != COLL_BARRIER) {
+            if (t->inplace)
+                memcpy(R->buf[COLL_RBUF] + a.in_off, in[r], n);
+            else
+                memcpy(R->buf[COLL_SBUF], in[r], n);
+        }
+    }
+
+    if (sim_run(&S)) {
+        report(t, failmsg);
+        bad = 1;
+        goto out;
+    }
+    /* SBUF must be untouched */
+    for (int r = 0; r < p && !t->inplace; r++)
+        if (S.r[r].len[COLL_SBUF] && memcmp(S.r[r].buf[COLL_SBUF], in[r], n)) {
+            report(t, "SBUF modified");
+            bad = 1;
+            goto out;
+        }
+
+    /* information flow */
+    {
+        uint64_t all = p == 64 ? ~0ULL : (1ULL << p) - 1;
+        for (int r = 0; r < p; r++) {
+            uint64_t need = 0;
+            switch (t->kind) {
+            case COLL_BARRIER: need = all; break;
+            case COLL_BCAST: need = n ? 1ULL << t->root : 0; break;
+            case COLL_REDUCE: need = r == t->root && n ? all : 0; break;
+            default: need = n ? all : 0; break;
+            }
+            if ((S.r[r].know & need) != need) {
+                snprintf(failmsg, sizeof failmsg, "rank %d did not hear from all it must", r);
+                report(t, failmsg);
+                bad = 1;
+                goto out;
+            }
+        }
+    }
+
+    /* reference */
+    if (t->kind == COLL_BCAST) {
+        for (int r = 0; r < p; r++)
+            if (memcmp(S.r[r].buf[COLL_RBUF], in[t->root], n)) {
+                snprintf(failmsg, sizeof failmsg, "rank %d: wrong data", r);
+                report(t, failmsg);
+                bad = 1;
+                goto out;
+            }
+    } else if (t->kind == COLL_ALLGATHER) {
+        for (int r = 0; r < p; r++)
+            for (int j = 0; j < p; j++)
+                if (memcmp(S.r[r].buf[COLL_RBUF] + (size_t)j * n, in[j], n)) {
+                    snprintf(failmsg, sizeof failmsg, "rank %d: wrong block %d", r, j);
+                    report(t, failmsg);
+                    bad = 1;
+                    goto out;
+                }
+    } else if (t->kind == COLL_REDUCE || t->kind == COLL_ALLREDUCE) {
+        ref = malloc(n + 1);
+        memcpy(ref, in[0], n);
+        for (int r = 1; r < p; r++)
+            for (size_t i = 0; i < t->count; i++)
+                ref_op(t->dt, t->op, ref + i * es, in[r] + i * es);
+        for (int r = 0; r < p; r++) {
+            if (t->kind == COLL_REDUCE && r != t->root)
+                continue;
+            const unsigned char *got = S.r[r].buf[COLL_RBUF];
+            int differ = t->random_float ? fcmp_close(t->dt, got, ref, t->count)
+                                         : memcmp(got, ref, n) != 0;
+            if (differ) {
+                snprintf(failmsg, sizeof failmsg, "rank %d: result differs from reference", r);
+                report(t, failmsg);
+                bad = 1;
+                goto out;
+            }
+            /* identical bits on every rank */
+            if (t->kind == COLL_ALLREDUCE && memcmp(got, S.r[0].buf[COLL_RBUF], n)) {
+                snprintf(failmsg, sizeof failmsg, "rank %d: bits differ from rank 0", r);
+                report(t, failmsg);
+                bad = 1;
+                goto out;
+            }
+        }
+    }
+    /* nothing written past the end of any buffer */
+    for (int r = 0; r < p; r++)
+        for (int b = 0; b < COLL_NBUF; b++)
+            if (S.r[r].buf[b][S.r[r].len[b]] != 0xA5) {
+                report(t, "wrote past a buffer end");
+                bad = 1;
+                goto out;
+            }
+out:
+    free(ref);
+    for (int r = 0; r < p; r++)
+        free(in[r]);
+    sim_free(&S);
+    return bad;
+}
+
+static int inplace_allowed(int kind, int rank, int root)
+{
+    (void)rank;
+    (void)root;
+    return kind == COLL_ALLREDUCE || kind == COLL_REDUCE || kind == COLL_ALLGATHER;
+}
+
+/* ------------------------------------------------------------------ */
+/* suites                                                               */
+
+static int ncases, nfail;
+
+static void check_case(tcase_t t)
+{
+    ncases++;
+    if (run_case(&t))
+        nfail++;
+}
+
+static int roots_for(int p, int *roots)
+{
+    int n = 0;
+    if (p <= 9) {
+        for (int r = 0; r < p; r++)
+            roots[n++] = r;
+    } else {
+        roots[n++] = 0;
+        roots[n++] = 1;
+        roots[n++] = p / 2;
+        roots[n++] = p - 1;
+    }
+    return n;
+}
+
+static int rooted(int kind) { return kind == COLL_BCAST || kind == COLL_REDUCE; }
+
+/* every algorithm, p = 1..64, counts 0, 1, odd, < p, large */
+static void test_all_sizes(void)
+{
+    int before = nfail;
+    for (int kind = 0; kind < COLL_NKINDS; kind++) {
+        for (int alg = 1; alg < coll_nalgs(kind); alg++) {
+            for (int p = 1; p <= MAXP; p++) {
+                size_t counts[] = {0, 1, 7, (size_t)(p > 1 ? p - 1 : 1), 1000 + (size_t)p};
+                int nc = kind == COLL_BARRIER ? 1 : 5;
+                int roots[8], nr = rooted(kind) ? roots_for(p, roots) : 1;
+                if (!rooted(kind))
+                    roots[0] = 0;
+                for (int c = 0; c < nc; c++) {
+                    for (int ri = 0; ri < nr; ri++) {
+                        for (int ip = 0; ip < 2; ip++) {
+                            if (ip && (!inplace_allowed(kind, 0, 0) || kind == COLL_REDUCE))
+                                continue;
+                            tcase_t t = {kind, alg, p, roots[ri], ip, counts[c],
+                                         VC_INT32, VC_SUM, 0};
+                            if (kind == COLL_REDUCE || kind == COLL_ALLREDUCE) {
+                                t.dt = VC_DOUBLE;
+                                check_case(t);
+                                t.dt = VC_UINT8;
+                                t.op = VC_PROD;
+                            }
+                            check_case(t);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CU_ASSERT_EQUAL(nfail, before);
+}
+
+/* every dtype x op on the reducing collectives at a few sizes */
+static void test_dtype_op_matrix(void)
+{
+    int before = nfail;
+    static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 12};
+    static const size_t counts[] = {0, 1, 5, 37};
+    int kinds[] = {COLL_REDUCE, COLL_ALLREDUCE};
+    for (int ki = 0; ki < 2; ki++) {
+        int kind = kinds[ki];
+        for (int alg = 1; alg < coll_nalgs(kind); alg++)
+            for (size_t pi = 0; pi < sizeof ps / sizeof *ps; pi++)
+                for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
+                    for (int dt = 0; dt < NDT; dt++)
+                        for (int op = 0; op < NOP; op++) {
+                            if (dtype_op_check(dt, op) != VC_SUCCESS)
+                                continue;
+                            tcase_t t = {kind, alg, ps[pi], ps[pi] - 1, 0, counts[ci],
+                                         (vc_dtype_t)dt, (vc_op_t)op, 0};
+                            check_case(t);
+                            if (kind == COLL_ALLREDUCE) {
+                                t.inplace = 1;
+                                check_case(t);
+                            }
+                        }
+    }
+    CU_ASSERT_EQUAL(nfail, before);
+}
+
+/* In-place reduce: only the root passes VC_IN_PLACE. Built per rank. */
+static void test_reduce_inplace_root(void)
+{
+    int before = nfail;
+    static sim_t S;
+    for (int alg = 1; alg < coll_nalgs(COLL_REDUCE); alg++)
+        for (int p = 1; p <= 24; p++)
+            for (int root = 0; root < p; root += (p > 8 ? 5 : 1)) {
+                size_t counts[] = {1, 9, 300};
+                for (int ci = 0; ci < 3; ci++) {
+                    size_t cnt = counts[ci], n = cnt * sizeof(int64_t);
+                    int64_t ref[300] = {0};
+                    memset(&S, 0, sizeof S);
+                    S.p = p;
+                    for (int r = 0; r < p; r++) {
+                        sim_rank_t *R = &S.r[r];
+                        coll_args_t a;
+                        coll_args_set(&a, COLL_REDUCE, r, p, root, cnt, VC_INT64,
+                                      VC_SUM, r == root);
+                        sched_init(&R->s, &a);
+                        coll_builders[COLL_REDUCE][alg](&a, &R->s);
+                        R->know = 1ULL << r;
+                        R->len[COLL_SBUF] = r == root ? 0 : n;
+                        R->len[COLL_RBUF] = r == root ? n : 0;
+                        R->len[COLL_TMP] = R->s.tmp_bytes;
+                        for (int b = 0; b < COLL_NBUF; b++)
+                            R->buf[b] = calloc(1, R->len[b] + 1);
+                        int64_t *v = (int64_t *)R->buf[r == root ? COLL_RBUF : COLL_SBUF];
+                        for (size_t i = 0; i < cnt; i++) {
+                            v[i] = (int64_t)(r * 1000 + i * 3 + 1);
+                            ref[i] += v[i];
+                        }
+                    }
+                    ncases++;
+                    int bad = sim_run(&S);
+                    if (!bad && memcmp(S.r[root].buf[COLL_RBUF], ref, n))
+                        bad = 1;
+                    if (bad) {
+                        fprintf(stderr, "\n  FAIL reduce/%s in-place root p=%d root=%d count=%zu: %s\n",
+                                cfg_reduce_algs[alg], p, root, cnt, failmsg);
+                        nfail++;
+                    }
+                    sim_free(&S);
+                }
+            }
+    CU_ASSERT_EQUAL(nfail, before);
+}
+
+/* random floats: no exact reference, but every rank must get the same bits */
+static void test_float_bitwise_identical(void)
+{
+    int before = nfail;
+    for (int alg = 1; alg < coll_nalgs(COLL_ALLREDUCE); alg++)
+        for (int p = 1; p <= MAXP; p += (p < 16 ? 1 : 5))
+            for (int dti = 0; dti < 2; dti++) {
+                size_t counts[] = {1, 33, 2049};
+                for (int ci = 0; ci < 3; ci++) {
+                    tcase_t t = {COLL_ALLREDUCE, alg, p, 0, 0, counts[ci],
+                                 dti ? VC_DOUBLE : VC_FLOAT, VC_SUM, 1};
+                    check_case(t);
+                }
+            }
+    for (int alg = 1; alg < coll_nalgs(COLL_REDUCE); alg++)
+        for (int p = 1; p <= 20; p++) {
+            tcase_t t = {COLL_REDUCE, alg, p, p / 3, 0, 515, VC_DOUBLE, VC_SUM, 1};
+            check_case(t);
+        }
+    CU_ASSERT_EQUAL(nfail, before);
+}
+
+/* schedules are pure: the same args give the same steps */
+static void test_sched_deterministic(void)
+{
+    for (int kind = 0; kind < COLL_NKINDS; kind++)
+        for (int alg = 1; alg < coll_nalgs(kind); alg++)
+            for (int p = 1; p <= 17; p += 4) {
+                coll_args_t a;
+                coll_sched_t s1, s2;
+                coll_args_set(&a, kind, p - 1, p, 0, 1234, VC_INT16, VC_MAX, 0);
+                sched_init(&s1, &a);
+                sched_init(&s2, &a);
+                CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s1), VC_SUCCESS);
+                CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s2), VC_SUCCESS);
+                CU_ASSERT_EQUAL(s1.nsteps, s2.nsteps);
+                CU_ASSERT_EQUAL(s1.nrounds, s2.nrounds);
+                CU_ASSERT_EQUAL(s1.tmp_bytes, s2.tmp_bytes);
+                if (s1.nsteps == s2.nsteps && s1.nsteps)
+                    CU_ASSERT(!memcmp(s1.steps, s2.steps, (size_t)s1.nsteps * sizeof *s1.steps));
+                /* sched_reset + rebuild reuses memory and gives the same */
+                sched_reset(&s2, &a);
+                coll_builders[kind][alg](&a, &s2);
+                CU_ASSERT_EQUAL(s1.nsteps, s2.nsteps);
+                sched_free(&s1);
+                sched_free(&s2);
+            }
+}
+
+/* the auto choice is always a real algorithm */
+static void test_select(void)
+{
+    size_t bytes[] = {0, 1, 8, 1024, 4096, 65536, 1 << 20, (size_t)1 << 30};
+    for (int kind = 0; kind < COLL_NKINDS; kind++)
+        for (int p = 1; p <= 1024; p = p * 2 + 1)
+            for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++) {
+                int a = coll_select(kind, p, bytes[b], bytes[b] / 4);
+                CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
+            }
+    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 4);
+    CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[3], "ring");
+    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[4]);
+}
+
+/* ------------------------------------------------------------------ */
+/* kernels                                                              */
+
+static void test_kernels(void)
+{
+    size_t counts[] = {0, 1, 3, 16, 1037};
+    for (int dt = 0; dt < NDT; dt++)
+        for (int op = 0; op < NOP; op++) {
+            if (dtype_op_check(dt, op) != VC_SUCCESS)
+                continue;
+            size_t es = dtype_size(dt);
+            for (size_t ci = 0; ci < 5; ci++) {
+                size_t cnt = counts[ci];
+                /* +1 byte offsets: kernels must handle unaligned buffers */
+                unsigned char *a = malloc(cnt * es + 2), *b = malloc(cnt * es + 2);
+                unsigned char *o = malloc(cnt * es + 2), *ref = malloc(cnt * es + 2);
+                unsigned char *a1 = a + 1, *b1 = b + 1;
+                for (size_t i = 0; i < cnt; i++) {
+                    gen(dt, op, 4, 0, i, 99, a1 + i * es);
+                    gen(dt, op, 4, 1, i, 99, b1 + i * es);
+                }
+                memcpy(ref, a1, cnt * es);
+                for (size_t i = 0; i < cnt; i++)
+                    ref_op(dt, op, ref + i * es, b1 + i * es);
+                /* out-of-place */
+                o[cnt * es] = 0x5a;
+                dtype_reduce3(o, a1, b1, cnt, dt, op);
+                CU_ASSERT(!memcmp(o, ref, cnt * es));
+                CU_ASSERT_EQUAL(o[cnt * es], 0x5a);
+                /* out aliases b */
+                unsigned char *bb = malloc(cnt * es + 1);
+                memcpy(bb, b1, cnt * es);
+                dtype_reduce3(bb, a1, bb, cnt, dt, op);
+                CU_ASSERT(!memcmp(bb, ref, cnt * es));
+                free(bb);
+                /* in place (inout = inout op in) */
+                dtype_reduce(a1, b1, cnt, dt, op);
+                if (memcmp(a1, ref, cnt * es)) {
+                    fprintf(stderr, "\n  kernel mismatch dt=%d op=%d count=%zu\n", dt, op, cnt);
+                    CU_FAIL("kernel differs from reference");
+                }
+                free(a); free(b); free(o); free(ref);
+            }
+        }
+}
+
+static void test_kernel_semantics(void)
+{
+    /* signed wrap */
+    int8_t a8[2] = {127, -128}, b8[2] = {1, -1};
+    dtype_reduce(a8, b8, 2, VC_INT8, VC_SUM);
+    CU_ASSERT_EQUAL(a8[0], -128);
+    CU_ASSERT_EQUAL(a8[1], 127);
+    int16_t p16[1] = {-32768}, q16[1] = {-32768};
+    dtype_reduce(p16, q16, 1, VC_INT16, VC_PROD);
+    CU_ASSERT_EQUAL(p16[0], 0);
+    uint16_t u16[1] = {65535}, v16[1] = {65535};
+    dtype_reduce(u16, v16, 1, VC_UINT16, VC_PROD);
+    CU_ASSERT_EQUAL(u16[0], 1);
+    int64_t a64[1] = {INT64_MAX}, b64[1] = {1};
+    dtype_reduce(a64, b64, 1, VC_INT64, VC_SUM);
+    CU_ASSERT_EQUAL(a64[0], INT64_MIN);
+    /* logical ops give 0/1 */
+    int32_t l[3] = {5, 0, 7}, m[3] = {9, 3, 0};
+    dtype_reduce(l, m, 3, VC_INT32, VC_LAND);
+    CU_ASSERT(l[0] == 1 && l[1] == 0 && l[2] == 0);
+    double d[2] = {0.0, -2.0}, e[2] = {3.5, 0.0};
+    dtype_reduce(d, e, 2, VC_DOUBLE, VC_LOR);
+    CU_ASSERT(d[0] == 1.0 && d[1] == 1.0);
+    float f[2] = {1.5f, -3.0f}, g[2] = {-1.5f, -4.0f};
+    dtype_reduce(f, g, 2, VC_FLOAT, VC_MIN);
+    CU_ASSERT(f[0] == -1.5f && f[1] == -4.0f);
+    uint8_t x[2] = {200, 0}, y[2] = {100, 1};
+    dtype_reduce(x, y, 2, VC_BYTE, VC_MAX);
+    CU_ASSERT(x[0] == 200 && x[1] == 1);
+}
+
+static void test_op_check(void)
+{
+    vc_op_t bits[] = {VC_BAND, VC_BOR, VC_BXOR};
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(dtype_op_check(VC_FLOAT, bits[i]), VC_ERR_OP);
+        CU_ASSERT_EQUAL(dtype_op_check(VC_DOUBLE, bits[i]), VC_ERR_OP);
+        CU_ASSERT_EQUAL(dtype_op_check(VC_INT32, bits[i]), VC_SUCCESS);
+    }
+    CU_ASSERT_EQUAL(dtype_op_check(VC_DOUBLE, VC_LXOR), VC_SUCCESS);
+    CU_ASSERT_EQUAL(dtype_op_check((vc_dtype_t)77, VC_SUM), VC_ERR_DTYPE);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_INT8, (vc_op_t)42), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_INT8, (vc_op_t)-1), VC_ERR_OP);
+}
+
+static void test_summary(void)
+{
+    printf("\n  simulated cases: %d, failed: %d\n", ncases, nfail);
+    CU_ASSERT(ncases > 0);
+    CU_ASSERT_EQUAL(nfail, 0);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return CU_get_error();
+    CU_pSuite k = CU_add_suite("dtype_kernels", NULL, NULL);
+    CU_add_test(k, "every dtype x op vs reference", test_kernels);
+    CU_add_test(k, "wrap, logical 0/1, float min", test_kernel_semantics);
+    CU_add_test(k, "VC_ERR_OP for bit ops on floats", test_op_check);
+    CU_pSuite s = CU_add_suite("coll_schedules", NULL, NULL);
+    CU_add_test(s, "schedules are deterministic", test_sched_deterministic);
+    CU_add_test(s, "selection table", test_select);
+    CU_add_test(s, "all algorithms, sizes 1..64", test_all_sizes);
+    CU_add_test(s, "dtype x op matrix", test_dtype_op_matrix);
+    CU_add_test(s, "reduce in place at root", test_reduce_inplace_root);
+    CU_add_test(s, "float results identical on all ranks", test_float_bitwise_identical);
+    CU_add_test(s, "summary", test_summary);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    int failures = (int)CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# guest-suite.sh - runs vcoll's multi-process tests over the verbs transport.
+# Meant to run INSIDE the SoftRoCE guest (contrib/vm/vcoll-vm.sh); see
+# test/verbs/run-verbs-tests.sh for the host-side driver.
+#
+#   guest-suite.sh --build DIR [--net rc[,ud]] [--np 2,3,4] [--hca rxe0,rxe1]
+#                  [--list FILE]... [--only REGEX] [--timeout SECS]
+#                  [--pre NAME=SHELLCMD]... [-v]
+#
+# Programs come from test/mp/*.list (`<program> <np list> [ENV=VAL ...]`);
+# each is run for every np in both its own list and --np, once per --net.
+# --hca is exported as VCOLL_HCA; a comma list is indexed by local rank, so
+# rxe0,rxe1 splits the ranks across two devices.  --pre runs a shell command
+# first and counts it as a test.  One PASS/FAIL line per run, then
+# "N passed, N failed"; exit 1 on any failure or when nothing ran.
+set -uo pipefail
+
+PROG=${0##*/}
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD= NETS=rc NPS=2,3,4 HCA= ONLY= TMO=300 VERBOSE=0
+LISTS=() PRES=()
+
+usage() { sed -n '6,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+die() { echo "$PROG: $*" >&2; exit 2; }
+
+while (($#)); do
+  case $1 in
+    --build) BUILD=${2-}; shift 2 ;;
+    --net) NETS=${2-}; shift 2 ;;
+    --np) NPS=${2-}; shift 2 ;;
+    --hca) HCA=${2-}; shift 2 ;;
+    --list) LISTS+=("${2-}"); shift 2 ;;
+    --only) ONLY=${2-}; shift 2 ;;
+    --timeout) TMO=${2-}; shift 2 ;;
+    --pre) PRES+=("${2-}"); shift 2 ;;
+    -v) VERBOSE=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+done
+[[ -n $BUILD && -d $BUILD ]] || die "--build DIR is required and must exist"
+BUILD=$(cd "$BUILD" && pwd)
+[[ $TMO =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer"
+((${#LISTS[@]})) || LISTS=("$SRC"/test/mp/*.list)
+
+# Open MPI's session directory must not live on 9p (the host's /tmp).
+export TMPDIR=/run
+[[ -d /sys/class/infiniband ]] && [[ -n $(ls /sys/class/infiniband 2>/dev/null) ]] \
+  || echo "$PROG: warning: no verbs devices here (not inside the SoftRoCE guest?)" >&2
+
+LOGDIR=$(mktemp -d "$TMPDIR/vcoll-suite.XXXXXX")
+PASSED=0 FAILED=0 FAILS=()
+
+# $1 = label, rest = command; output kept in a log, shown on failure (or -v).
+run_one() {
+  local label=$1; shift
+  local log=$LOGDIR/$((PASSED + FAILED)).log t0=$EPOCHREALTIME rc secs
+  "$@" >"$log" 2>&1 </dev/null
+  rc=$?
+  secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  if [[ $rc == 0 ]]; then
+    PASSED=$((PASSED + 1))
+    printf 'PASS  %-58s %6ss\n' "$label" "$secs"
+    [[ $VERBOSE == 1 ]] && sed 's/^/      | /' "$log"
+  else
+    FAILED=$((FAILED + 1)); FAILS+=("$label")
+    local why="exit $rc"; [[ $rc == 124 ]] && why="timeout ${TMO}s"
+    printf 'FAIL  %-58s %6ss  (%s)\n' "$label" "$secs" "$why"
+    tail -n 25 "$log" | sed 's/^/      | /'
+  fi
+  return 0
+}
+
+# Built programs live in $BUILD/test/mp (non-recursive automake); plain
+# commands (hostname, absolute paths) are accepted too, for harness checks.
+find_prog() {
+  local p=$1 c
+  case $p in
+    /*) [[ -x $p ]] && { echo "$p"; return 0; } ;;
+    */*) [[ -x $BUILD/$p ]] && { echo "$BUILD/$p"; return 0; } ;;
+    *) for c in "$BUILD/test/mp/$p" "$BUILD/$p"; do
+         [[ -f $c && -x $c ]] && { echo "$c"; return 0; }
+       done
+       command -v "$p" 2>/dev/null && return 0 ;;
+  esac
+  return 1
+}
+
+in_list() { [[ ,$2, == *,$1,* ]]; }
+
+for pre in "${PRES[@]}"; do
+  run_one "${pre%%=*}" timeout "$TMO" bash -c "${pre#*=}"
+done
+
+for net in ${NETS//,/ }; do
+  for list in "${LISTS[@]}"; do
+    [[ -f $list ]] || { echo "$PROG: warning: no list file $list" >&2; continue; }
+    while read -r prog nplist envs; do
+      [[ -z $prog || $prog == \#* ]] && continue
+      [[ -n $ONLY && ! $prog =~ $ONLY ]] && continue
+      xs=(-x "VCOLL_NET=$net")
+      [[ -n $HCA ]] && xs+=(-x "VCOLL_HCA=$HCA")
+      for e in $envs; do xs+=(-x "$e"); done
+      for np in ${nplist//,/ }; do
+        in_list "$np" "$NPS" || continue
+        label="${prog} np=$np net=$net${HCA:+ hca=$HCA}${envs:+ $envs}"
+        if ! exe=$(find_prog "$prog"); then
+          FAILED=$((FAILED + 1)); FAILS+=("$label")
+          printf 'FAIL  %-58s %6ss  (program not found in %s)\n' "$label" 0 "$BUILD"
+          continue
+        fi
+        run_one "$label" timeout "$TMO" mpirun.openmpi --allow-run-as-root --oversubscribe \
+          --mca oob_tcp_if_include lo --mca btl '^openib' -np "$np" "${xs[@]}" "$exe"
+      done
+    done < "$list"
+  done
+done
+
+rm -rf "$LOGDIR"
+echo "$PASSED passed, $FAILED failed"
+if ((FAILED)); then
+  printf 'failed: %s\n' "${FAILS[@]}"
+  exit 1
+fi
+((PASSED)) || { echo "$PROG: nothing ran (no list entry matched --np $NPS)"; exit 1; }
+exit 0

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# run-verbs-tests.sh - host-side driver for vcoll's verbs tests.
+#
+#   test/verbs/run-verbs-tests.sh BUILD_DIR [guest-suite options...]
+#
+# Boots the SoftRoCE guest twice (contrib/vm/vcoll-vm.sh):
+#   -n 1: test/verbs/selftest, then the test/mp lists with np 2,3,4 on rxe0
+#   -n 2: selftest on rxe1, a cross-device pingpong (rxe1 -> rxe0 over the
+#         veth/bridge wire), then the lists with np 2,4 split over rxe0,rxe1
+# Extra arguments go to both guest-suite.sh runs (e.g. --only REGEX, --list F).
+# Env: VCOLL_VERBS_NETS (default "rc"; e.g. "rc,ud"), VCOLL_VERBS_NP1
+# (default 2,3,4), VCOLL_VERBS_NP2 (default 2,4), VCOLL_VERBS_HCA2 (default
+# rxe0,rxe1), VCOLL_VERBS_VM_TIMEOUT (per boot, default 2400 s),
+# VCOLL_VERBS_TEST_TIMEOUT (per mpirun, default 300 s).
+# Exit 0 only if both boots pass.
+set -uo pipefail
+
+PROG=${0##*/}
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VM=$SRC/contrib/vm/vcoll-vm.sh
+SUITE=$SRC/test/verbs/guest-suite.sh
+
+[[ $# -ge 1 && -d $1 ]] || { echo "usage: $PROG BUILD_DIR [guest-suite options...]" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd); shift
+NETS=${VCOLL_VERBS_NETS:-rc}
+NP1=${VCOLL_VERBS_NP1:-2,3,4}
+NP2=${VCOLL_VERBS_NP2:-2,4}
+HCA2=${VCOLL_VERBS_HCA2:-rxe0,rxe1}
+VMT=${VCOLL_VERBS_VM_TIMEOUT:-2400}
+TT=${VCOLL_VERBS_TEST_TIMEOUT:-300}
+
+# The selftest binary must be on a path the guest sees (host / over 9p).
+ST=$(mktemp -d /tmp/vcoll-verbs.XXXXXX)
+trap 'rm -rf "$ST"' EXIT
+gcc -O2 -Wall -o "$ST/selftest" "$SRC/test/verbs/selftest.c" -libverbs \
+  || { echo "$PROG: cannot build selftest (libibverbs-dev missing?)" >&2; exit 2; }
+
+# rxe1 (10.77.0.2) talks to a server on rxe0 (10.77.0.1): only works if the
+# policy routing really puts the packets on the wire.
+XDEV='ibv_rc_pingpong -d rxe0 -g 1 -n 200 >/run/pp.srv 2>&1 & s=$!; sleep 1;
+ibv_rc_pingpong -d rxe1 -g 1 -n 200 10.77.0.1 || { kill $s; exit 1; }; wait $s'
+
+status=0
+echo "=== boot 1: one rxe device (np $NP1, net $NETS) ==="
+"$VM" -n 1 -t "$VMT" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP1" --timeout "$TT" \
+  --pre "selftest rxe0=$ST/selftest" "$@" || status=1
+echo "=== boot 2: two rxe devices, ranks split over $HCA2 (np $NP2, net $NETS) ==="
+"$VM" -n 2 -t "$VMT" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP2" --timeout "$TT" \
+  --hca "$HCA2" --pre "selftest rxe1=VCOLL_SELFTEST_DEV=rxe1 $ST/selftest" \
+  --pre "cross-device pingpong rxe1->rxe0=$XDEV" "$@" || status=1
+[[ $status == 0 ]] && echo "$PROG: all verbs tests passed" || echo "$PROG: FAILURES (see above)"
+exit $status
