@@ -226,7 +226,7 @@ if [ -n "$plot" ]; then
             [ "$b" = barrier ] && continue # a single point, nothing to plot against size
             case $b in bw | bibw) ylab="Bandwidth (MB/s)" ;; *) ylab="Latency (us)" ;; esac
             cmd="set terminal pngcairo size 900,600 noenhanced; set output '$plot-$b.png';"
-            cmd+=" set datafile separator ','; set logscale x 2; set logscale y;"
+            cmd+=" set datafile separator ','; set logscale x 2; set logscale y; set format x '%.0b%B';"
             cmd+=" set xlabel 'Message size (bytes)'; set ylabel '$ylab'; set key top left;"
             cmd+=" set title 'osu_$b, np=$np, median of $reps runs'; set grid; plot"
             sep=""

@@ -26,6 +26,7 @@ MEM=${VCOLL_VM_MEM:-1G}
 SMP=${VCOLL_VM_SMP:-2}
 VERBOSE=0
 MODE=run
+QPID= ; PIDS=() ; RUNDIR=     # our QEMU, helper processes, per-run dir
 # Guest-internal addresses; there is no NIC, nothing can leave the guest.
 NETPFX=10.77.0
 
@@ -181,6 +182,7 @@ bail() { msg "SETUP FAILED: $*"; echo "setup $*" > $ST; echo "rc 125" > $ST; pow
 for m in $(cat /mods/order); do
   insmod /mods/$m.ko || bail "insmod $m"
 done
+msg "modules loaded"
 # virtio-serial ports appear asynchronously; find ours by name
 n=0
 while [ $n -lt 250 ]; do
@@ -202,8 +204,8 @@ mount -t tmpfs -o mode=1777 none $R/dev/shm
 mount -t tmpfs -o mode=755 none $R/run
 # busybox's chroot would run its own applets for bare names (its ip cannot
 # make veths/bridges), so host tools are always called by absolute path.
-ip() { chroot $R /usr/sbin/ip "$@" || bail "ip $*"; }
-rxe() { chroot $R /usr/bin/rdma link add $1 type rxe netdev $2 || bail "rdma link add $1"; }
+ip() { chroot $R /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin ip "$@" || bail "ip $*"; }
+rxe() { chroot $R /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin rdma link add $1 type rxe netdev $2 || bail "rdma link add $1"; }
 sys() { echo $2 > /proc/sys/net/ipv4/conf/$1; }
 # Open MPI rejects the kernel's default node name "(none)"
 hostname vcoll-vm
@@ -287,7 +289,10 @@ take_lock() {
     p=$(awk '/^PPid:/{print $2}' "/proc/$p/status" 2>/dev/null || echo 1)
   done
   echo "$PROG: waiting for $LOCK (another VM is running)" >&2
-  flock "$LOCKFD"
+  # in the background so that signals are handled while we wait; the lock
+  # belongs to the shared open file, so it stays ours after flock exits
+  flock "$LOCKFD" & PIDS+=($!)
+  wait $! || die "flock $LOCK failed"
 }
 
 # ---------------------------------------------------------------- selftest
@@ -300,11 +305,13 @@ t ibv_devinfo -d rxe0
 EOF
   if [[ -n $st ]]; then echo "t $st"; else echo 'echo "selftest binary not built (need gcc + libibverbs-dev): skipped"'; fi
   cat <<'EOF'
-# perftest: -F because cpufreq checks fail under TCG; GID index 1 = ::ffff:IPv4
-ib_send_lat -d rxe0 -x 1 -F -n 1000 >/run/lat.srv 2>&1 & sleep 1.5
-t ib_send_lat -d rxe0 -x 1 -F -n 1000 127.0.0.1; wait $!
-ib_write_bw -d rxe0 -x 1 -F -D 3 >/run/bw.srv 2>&1 & sleep 1.5
-t ib_write_bw -d rxe0 -x 1 -F -D 3 127.0.0.1; wait $!
+# perftest: -F because cpufreq checks fail under TCG; GID index 1 = ::ffff:IPv4.
+# The client retries while a slow (loaded, TCG) server is still starting.
+retry() { local i; for i in 1 2 3 4 5 6 7 8 9 10; do "$@" && return 0; sleep 1; done; return 1; }
+ib_send_lat -d rxe0 -x 1 -F -n 1000 >/run/lat.srv 2>&1 & sleep 1
+t retry ib_send_lat -d rxe0 -x 1 -F -n 1000 127.0.0.1; wait $!
+ib_write_bw -d rxe0 -x 1 -F -D 3 >/run/bw.srv 2>&1 & sleep 1
+t retry ib_write_bw -d rxe0 -x 1 -F -D 3 127.0.0.1; wait $!
 echo "vcoll-vm selftest: OK"
 EOF
 }
@@ -319,7 +326,6 @@ build_selftest() { # prints the binary path, or nothing
 }
 
 # ---------------------------------------------------------------- run
-QPID= ; PIDS=() ; RUNDIR=
 cleanup() {
   local rc=$?
   if [[ -n $QPID ]]; then kill "$QPID" 2>/dev/null || true; sleep 0.3; kill -9 "$QPID" 2>/dev/null || true; fi
@@ -405,7 +411,7 @@ main() {
   if [[ $timedout == 1 ]]; then
     kill "$QPID" 2>/dev/null || true; sleep 0.5; kill -9 "$QPID" 2>/dev/null || true
   fi
-  wait "$QPID" 2>/dev/null || true
+  local qrc=0; wait "$QPID" 2>/dev/null || qrc=$?
   QPID=
   # the readers see EOF once QEMU closed the fifos; give them time to drain
   local p i
@@ -420,7 +426,7 @@ main() {
   fi
   grep -q '^setup ' "$RUNDIR/st" && setup_failed "$(sed -n 's/^setup //p' "$RUNDIR/st" | head -1)"
   local rc; rc=$(sed -n 's/^rc \([0-9]*\)$/\1/p' "$RUNDIR/st" | tail -1)
-  [[ -n $rc ]] || setup_failed "the VM stopped without reporting a status"
+  [[ -n $rc ]] || setup_failed "the VM stopped without reporting a status (qemu status $qrc)"
   return "$rc"
 }
 

@@ -1,1 +1,11 @@
-# src/coll: filled by its owner
+# src/coll: collectives as schedules (sched.h), one file per algorithm,
+# selection table, executor, public calls, communicator dup/split/free.
+libvcoll_int_la_SOURCES += \
+	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
+	src/coll/algs.c src/coll/select.c src/coll/api.c src/coll/comm_split.c \
+	src/coll/barrier_dissemination.c \
+	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \
+	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \
+	src/coll/allreduce_recursive_doubling.c src/coll/allreduce_rabenseifner.c \
+	src/coll/allreduce_ring.c \
+	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c

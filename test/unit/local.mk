@@ -1,1 +1,6 @@
-TESTS += 
+check_PROGRAMS += test/unit/test_core
+test_unit_test_core_SOURCES = test/unit/test_core.c
+test_unit_test_core_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+TESTS += test/unit/test_core
+include test/unit/coll.mk
+include test/unit/topo.mk

@@ -626,7 +626,7 @@ static void test_all_sizes(void)
             for (int p = 1; p <= MAXP; p++) {
                 size_t counts[] = {0, 1, 7, (size_t)(p > 1 ? p - 1 : 1), 1000 + (size_t)p};
                 int nc = kind == COLL_BARRIER ? 1 : 5;
-                int roots[8], nr = rooted(kind) ? roots_for(p, roots) : 1;
+                int roots[MAXP], nr = rooted(kind) ? roots_for(p, roots) : 1;
                 if (!rooted(kind))
                     roots[0] = 0;
                 for (int c = 0; c < nc; c++) {
@@ -805,10 +805,12 @@ static void test_kernels(void)
             size_t es = dtype_size(dt);
             for (size_t ci = 0; ci < 5; ci++) {
                 size_t cnt = counts[ci];
-                /* +1 byte offsets: kernels must handle unaligned buffers */
-                unsigned char *a = malloc(cnt * es + 2), *b = malloc(cnt * es + 2);
+                /* odd element offsets: vector loops must not assume the
+                   buffer starts on a vector boundary */
+                size_t sk = es * 3;
+                unsigned char *a = malloc(cnt * es + sk + 1), *b = malloc(cnt * es + sk + 1);
                 unsigned char *o = malloc(cnt * es + 2), *ref = malloc(cnt * es + 2);
-                unsigned char *a1 = a + 1, *b1 = b + 1;
+                unsigned char *a1 = a + sk, *b1 = b + es;
                 for (size_t i = 0; i < cnt; i++) {
                     gen(dt, op, 4, 0, i, 99, a1 + i * es);
                     gen(dt, op, 4, 1, i, 99, b1 + i * es);

@@ -1,1 +1,3 @@
-# src/net/verbs: filled by its owner
+libvcoll_int_la_SOURCES += src/net/verbs/device.h src/net/verbs/device.c \
+	src/net/verbs/rc.h src/net/verbs/rc_open.c src/net/verbs/rc_qp.c \
+	src/net/verbs/rc_send.c src/net/verbs/rc_progress.c src/net/verbs/rc_rdma.c

@@ -1,0 +1,90 @@
+#!/bin/bash
+# test.sh -- install dependencies, build, and run every vcoll test:
+#   1. build + make check (CUnit units, mpirun np 1..8 on shm, kill -9,
+#      launcher checks, srun --mpi=pmix on a local single-node Slurm, OSU)
+#   2. the same unit + mpirun suites under ASan+UBSan
+#   3. install, then build the examples against the installed vcoll (pkg-config)
+#   4. verbs: the multi-process suite on VCOLL_NET=rc inside a QEMU guest
+#      with SoftRoCE (contrib/vm/vcoll-vm.sh), one rxe device and two
+# Options: --quick (skip sanitizers and VM), --no-vm, --no-san, --no-slurm
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+quick=0 vm=1 san=1 slurm=1
+for a in "$@"; do
+    case $a in
+    --quick) quick=1; vm=0; san=0 ;;
+    --no-vm) vm=0 ;;
+    --no-san) san=0 ;;
+    --no-slurm) slurm=0 ;;
+    *) echo "test.sh: unknown option $a" >&2; exit 2 ;;
+    esac
+done
+build=${VCOLL_BUILD:-$top/_build}
+sbuild=${VCOLL_SAN_BUILD:-$top/_build-san}
+pass=0 fail=0 failed=()
+T0=$(date +%s)
+stage() {   # name, command...
+    local name=$1 t0 rc
+    shift
+    echo; echo "=== $name"
+    t0=$(date +%s)
+    "$@"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        pass=$((pass + 1)); echo "=== $name: PASS ($(( $(date +%s) - t0 )) s)"
+    else
+        fail=$((fail + 1)); failed+=("$name"); echo "=== $name: FAIL (exit $rc, $(( $(date +%s) - t0 )) s)"
+    fi
+    return $rc
+}
+show_logs() {  # print the logs of failed automake tests
+    local d=$1
+    for t in $(find "$d" -name '*.trs' -exec grep -l ':test-result: FAIL\|:test-result: ERROR' {} +); do
+        echo "----- ${t%.trs}.log"; tail -60 "${t%.trs}.log"
+    done
+}
+check_in() {   # builddir, configure flags...
+    local d=$1; shift
+    mkdir -p "$d" && cd "$d" || return 1
+    "$top/configure" -q "$@" || return 1
+    make -j2 >/dev/null || make || return 1
+    make -j1 check || { show_logs "$d"; return 1; }
+}
+install_check() {
+    local prefix
+    prefix=$(mktemp -d /tmp/vcoll-inst.XXXXXX)
+    cd "$build" && make install prefix="$prefix" >/dev/null || return 1
+    local ex
+    ex=$(mktemp -d /tmp/vcoll-ex.XXXXXX)
+    cp "$top"/examples/hello.c "$top"/examples/pingpong.c "$top"/examples/Makefile.example "$ex"/
+    (cd "$ex" && PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -f Makefile.example) || return 1
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    LD_LIBRARY_PATH="$prefix/lib" timeout 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+        -x LD_LIBRARY_PATH -np 3 "$ex/hello" | grep -q "rank 2 of 3" || return 1
+    # the static library links too
+    cc -o "$ex/hello_static" "$ex/hello.c" -I"$prefix/include" "$prefix/lib/libvcoll.a" \
+        $(pkg-config --libs pmix hwloc libibverbs) -lpthread -lm || return 1
+    rm -rf "$prefix" "$ex"
+}
+
+stage "dependencies" env VCOLL_EXTRA_PKGS="mpich" "$top/contrib/deps.sh" || exit 1
+[ $slurm -eq 1 ] && stage "single-node Slurm" "$top/contrib/slurm-local.sh" start
+(cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
+stage "build + make check" check_in "$build"
+stage "install + pkg-config build of the examples" install_check
+if [ $san -eq 1 ]; then
+    stage "ASan+UBSan build + make check" env ASAN_OPTIONS=detect_leaks=0 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VCOLL_SKIP_SLOW=1 \
+        check_in "$sbuild" --enable-sanitizers
+fi
+if [ $vm -eq 1 ]; then
+    if [ -x "$top/test/verbs/run-verbs-tests.sh" ]; then
+        stage "verbs (SoftRoCE guest): rc" "$top/test/verbs/run-verbs-tests.sh" "$build"
+    else
+        echo "verbs tests: test/verbs/run-verbs-tests.sh missing"; fail=$((fail + 1))
+    fi
+fi
+echo
+echo "=== total $(( $(date +%s) - T0 )) s; failed stages: ${failed[*]:-none}"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

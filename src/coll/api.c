@@ -1,0 +1,340 @@
+/*
+ * api.c -- public collective calls: validate, pick the algorithm, build (or
+ * reuse) the schedule, run it.
+ *
+ * Small-message path cost: blocking calls reuse the last schedule built for
+ * the same (kind, algorithm, count, dtype, op, root, in-place) on this
+ * communicator and a per-communicator scratch buffer, so a repeated
+ * allreduce does no malloc and no schedule building. Non-blocking calls own
+ * a fresh schedule and scratch (several may be in flight at once).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "coll.h"
+#include "core/ctx.h"
+#include "dtype/dtype.h"
+#include "p2p/p2p.h"
+#include "core/log.h"
+
+#define SCRATCH_KEEP_MAX (4u << 20)   /* larger scratch is freed after use */
+
+typedef struct coll_cache {
+    int valid, alg, dt, op, root, inplace;
+    size_t count;
+    coll_sched_t s;
+} coll_cache_t;
+
+typedef struct coll_comm {
+    coll_cache_t cache[COLL_NKINDS];
+    void *scratch;
+    size_t scratch_len;
+    /* world only: every communicator made by dup/split (freed ones stay as
+       tombstones so a stale handle reads COMM_FREED, not freed memory) */
+    struct vc_comm **made;
+    int nmade, capmade;
+} coll_comm_t;
+
+int coll_comm_init(struct vc_comm *c)
+{
+    coll_comm_t *cc = calloc(1, sizeof *cc);
+    if (!cc)
+        return VC_ERR_NOMEM;
+    c->coll_priv = cc;
+    return VC_SUCCESS;
+}
+
+static void priv_free(struct vc_comm *c)
+{
+    coll_comm_t *cc = c->coll_priv;
+    if (!cc)
+        return;
+    for (int k = 0; k < COLL_NKINDS; k++)
+        sched_free(&cc->cache[k].s);
+    free(cc->scratch);
+    free(cc->made);
+    free(cc);
+    c->coll_priv = NULL;
+}
+
+void coll_comm_fini(struct vc_comm *c)
+{
+    coll_comm_t *cc = c->coll_priv;
+    if (cc && c == VC_COMM_WORLD) {
+        for (int i = 0; i < cc->nmade; i++) {
+            struct vc_comm *m = cc->made[i];
+            priv_free(m);
+            free(m->world);
+            m->magic = COMM_FREED;
+            free(m);
+        }
+        cc->nmade = 0;
+    }
+    priv_free(c);
+}
+
+/* used by comm_split.c */
+int coll_comm_register(struct vc_comm *c)
+{
+    coll_comm_t *w = VC_COMM_WORLD->coll_priv;
+    if (!w && coll_comm_init(VC_COMM_WORLD))
+        return VC_ERR_NOMEM;
+    w = VC_COMM_WORLD->coll_priv;
+    if (w->nmade == w->capmade) {
+        int n = w->capmade ? 2 * w->capmade : 8;
+        struct vc_comm **m = realloc(w->made, (size_t)n * sizeof *m);
+        if (!m)
+            return VC_ERR_NOMEM;
+        w->made = m;
+        w->capmade = n;
+    }
+    w->made[w->nmade++] = c;
+    return VC_SUCCESS;
+}
+
+/* comm_split.c: a freed communicator drops its caches at once */
+void coll_comm_release_cache(struct vc_comm *c)
+{
+    priv_free(c);
+}
+
+static const char *const kind_names[COLL_NKINDS] = {
+    "barrier", "bcast", "reduce", "allreduce", "allgather"};
+
+static int cfg_alg(int kind)
+{
+    const vc_config_t *cfg = &vc_ctx.cfg;
+    int a = 0;
+    switch (kind) {
+    case COLL_BARRIER: a = cfg->barrier_alg; break;
+    case COLL_BCAST: a = cfg->bcast_alg; break;
+    case COLL_REDUCE: a = cfg->reduce_alg; break;
+    case COLL_ALLREDUCE: a = cfg->allreduce_alg; break;
+    case COLL_ALLGATHER: a = cfg->allgather_alg; break;
+    }
+    return a > 0 && a < coll_nalgs(kind) ? a : 0;
+}
+
+int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+             size_t count, vc_dtype_t dt, vc_op_t op, int root,
+             struct vc_request **req)
+{
+    int inplace = sbuf == VC_IN_PLACE;
+    size_t esize = dtype_size(dt);
+    int alg = cfg_alg(kind);
+    coll_args_t a;
+    int rc;
+
+    if (kind == COLL_BARRIER) {
+        esize = 1;
+        dt = VC_BYTE;
+        count = 0;
+    }
+    if (!alg)
+        alg = coll_select(kind, comm->size, count * esize, count);
+    coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
+    int tag = coll_next_tag(comm);
+
+    if (req) {
+        coll_sched_t s;
+        sched_init(&s, &a);
+        if ((rc = coll_builders[kind][alg](&a, &s))) {
+            sched_free(&s);
+            return rc;
+        }
+        void *tmp = NULL;
+        if (s.tmp_bytes && !(tmp = malloc(s.tmp_bytes))) {
+            sched_free(&s);
+            return VC_ERR_NOMEM;
+        }
+        return coll_exec_start(&s, inplace ? NULL : (void *)sbuf, rbuf, tmp,
+                               comm, tag, req);
+    }
+
+    coll_comm_t *cc = comm->coll_priv;
+    if (!cc) {
+        if ((rc = coll_comm_init(comm)))
+            return rc;
+        cc = comm->coll_priv;
+    }
+    coll_cache_t *ce = &cc->cache[kind];
+    if (!ce->valid || ce->alg != alg || ce->count != count || ce->dt != (int)dt ||
+        ce->op != (int)op || ce->root != root || ce->inplace != inplace) {
+        ce->valid = 0;
+        LOG_DEBUG("coll: %s on comm ctx %u (size %d): %s, count %zu",
+                  kind_names[kind], comm->ctx,
+                  comm->size, coll_alg_names[kind][alg], count);
+        sched_reset(&ce->s, &a);
+        if ((rc = coll_builders[kind][alg](&a, &ce->s)))
+            return rc;
+        ce->valid = 1;
+        ce->alg = alg;
+        ce->count = count;
+        ce->dt = (int)dt;
+        ce->op = (int)op;
+        ce->root = root;
+        ce->inplace = inplace;
+    }
+    const coll_sched_t *s = &ce->s;
+    if (s->tmp_bytes > cc->scratch_len) {
+        void *t = malloc(s->tmp_bytes);
+        if (!t)
+            return VC_ERR_NOMEM;
+        free(cc->scratch);
+        cc->scratch = t;
+        cc->scratch_len = s->tmp_bytes;
+    }
+    void *base[COLL_NBUF] = {inplace ? NULL : (void *)sbuf, rbuf, cc->scratch};
+    rc = coll_exec_blocking(s, base, comm, tag);
+    if (cc->scratch_len > SCRATCH_KEEP_MAX) {
+        free(cc->scratch);
+        cc->scratch = NULL;
+        cc->scratch_len = 0;
+    }
+    return rc;
+}
+
+/* ---- argument checking ---- */
+
+static int check_buf(const void *buf, size_t count)
+{
+    return !buf && count ? VC_ERR_BUFFER : VC_SUCCESS;
+}
+
+static int check_common(vc_comm_t comm)
+{
+    VC_CHECK_INIT();
+    return comm_check(comm) ? VC_ERR_COMM : VC_SUCCESS;
+}
+
+static int check_bcast(void *buf, size_t count, vc_dtype_t dt, int root,
+                       vc_comm_t comm)
+{
+    size_t bytes;
+    int rc = check_common(comm);
+    if (rc)
+        return rc;
+    if (root < 0 || root >= comm->size)
+        return VC_ERR_RANK;
+    if ((rc = dtype_bytes(dt, count, &bytes)))
+        return rc;
+    if (buf == VC_IN_PLACE)
+        return VC_ERR_BUFFER;
+    return check_buf(buf, count);
+}
+
+/* shared by reduce (root >= 0) and allreduce (root = -1) */
+static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
+                        vc_op_t op, int root, vc_comm_t comm)
+{
+    size_t bytes;
+    int rc = check_common(comm);
+    if (rc)
+        return rc;
+    if (root != -1 && (root < 0 || root >= comm->size))
+        return VC_ERR_RANK;
+    if ((rc = dtype_op_check(dt, op)))
+        return rc;
+    if ((rc = dtype_bytes(dt, count, &bytes)))
+        return rc;
+    int has_rbuf = root == -1 || root == comm->rank;
+    if (rbuf == VC_IN_PLACE)
+        return VC_ERR_BUFFER;
+    if (sbuf == VC_IN_PLACE)        /* MPI: in place only where rbuf is valid */
+        return has_rbuf ? check_buf(rbuf, count) : VC_ERR_BUFFER;
+    if ((rc = check_buf(sbuf, count)))
+        return rc;
+    return has_rbuf ? check_buf(rbuf, count) : VC_SUCCESS;
+}
+
+int vc_barrier(vc_comm_t comm)
+{
+    int rc = check_common(comm);
+    return rc ? rc : coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
+}
+
+int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
+{
+    int rc = check_common(comm);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, req);
+}
+
+int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm)
+{
+    int rc = check_bcast(buf, count, dtype, root, comm);
+    return rc ? rc : coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
+}
+
+int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
+              vc_request_t *req)
+{
+    int rc = check_bcast(buf, count, dtype, root, comm);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, req);
+}
+
+int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+              vc_op_t op, int root, vc_comm_t comm)
+{
+    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
+    if (rc)
+        return rc;
+    if (comm->rank == root && sbuf == rbuf)   /* same buffer: treat as in place */
+        sbuf = VC_IN_PLACE;
+    return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
+                    count, dtype, op, root, NULL);
+}
+
+int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                 vc_op_t op, vc_comm_t comm)
+{
+    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
+    if (rc)
+        return rc;
+    if (sbuf == rbuf)
+        sbuf = VC_IN_PLACE;
+    return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
+}
+
+int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                  vc_op_t op, vc_comm_t comm, vc_request_t *req)
+{
+    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    if (sbuf == rbuf)
+        sbuf = VC_IN_PLACE;
+    return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, req);
+}
+
+int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                 vc_comm_t comm)
+{
+    size_t bytes, total;
+    int rc = check_common(comm);
+    if (rc)
+        return rc;
+    if ((rc = dtype_bytes(dtype, count, &bytes)))
+        return rc;
+    /* the receive buffer holds size blocks */
+    if ((rc = dtype_bytes(dtype, count * (size_t)comm->size, &total)) ||
+        (count && count * (size_t)comm->size / (size_t)comm->size != count))
+        return rc ? rc : VC_ERR_COUNT;
+    if (rbuf == VC_IN_PLACE)
+        return VC_ERR_BUFFER;
+    if ((rc = check_buf(rbuf, count)))
+        return rc;
+    if (sbuf != VC_IN_PLACE && (rc = check_buf(sbuf, count)))
+        return rc;
+    if (sbuf == (const char *)rbuf + (size_t)comm->rank * bytes && count)
+        sbuf = VC_IN_PLACE;
+    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+}

@@ -1,0 +1,42 @@
+/*
+ * coll.h -- the collective layer's entry points for the rest of the library
+ * (core calls the per-communicator hooks; comm_split.c and api.c use the
+ * runner).
+ */
+#ifndef VC_COLL_H
+#define VC_COLL_H
+
+#include <stddef.h>
+#include "vcoll.h"
+#include "core/comm.h"
+#include "core/request.h"
+#include "sched.h"
+
+/* Per-communicator state (schedule cache, scratch). core calls init for
+ * the world communicator in vc_init and fini in vc_finalize; fini on the
+ * world also releases every communicator made by dup/split. */
+int coll_comm_init(struct vc_comm *c);
+void coll_comm_fini(struct vc_comm *c);
+
+/* Run one collective of kind COLL_*; sbuf may be VC_IN_PLACE (already
+ * validated). With req == NULL it blocks; otherwise it starts a
+ * non-blocking collective and returns its request in *req. */
+int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+             size_t count, vc_dtype_t dt, vc_op_t op, int root,
+             struct vc_request **req);
+
+/* executor (exec.c) */
+int coll_exec_blocking(const coll_sched_t *s, void *const base[COLL_NBUF],
+                       struct vc_comm *comm, int tag);
+/* Non-blocking: takes ownership of *s (moved) and tmp (malloc'd or NULL). */
+int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
+                    struct vc_comm *comm, int tag, struct vc_request **out);
+
+/* the tag for the next collective on comm (all ranks call collectives in
+   the same order, so they agree on it) */
+static inline int coll_next_tag(struct vc_comm *comm)
+{
+    return (int)(comm->coll_seq++ & (uint32_t)VC_TAG_UB);
+}
+
+#endif

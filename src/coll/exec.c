@@ -1,0 +1,234 @@
+/*
+ * exec.c -- runs a schedule over p2p (round semantics in sched.h).
+ *
+ * Every message of a collective travels on the communicator's collective
+ * context (ctx_off = 1) with one tag per collective call, taken from
+ * comm->coll_seq, so two collectives in flight on one communicator (e.g. an
+ * ibarrier and a later allreduce) never match each other's messages, and
+ * user point-to-point traffic can never match them either.
+ *
+ * Blocking: post a round, p2p_waitall, run local steps, next round.
+ * Non-blocking: the same state machine, driven by the request's advance()
+ * hook from the progress engine (vc_test / vc_wait / any blocking call).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "coll.h"
+#include "p2p/p2p.h"
+#include "p2p/p2p_state.h"
+#include "dtype/dtype.h"
+
+#define EXEC_STACK_REQS 16
+
+typedef struct coll_exec {
+    coll_sched_t s;                 /* owned */
+    unsigned char *base[COLL_NBUF];
+    void *tmp;                      /* owned scratch */
+    struct vc_comm *comm;
+    int tag;
+    int round;
+    int nreq;
+    int err;
+    int busy;                       /* re-entrancy guard for advance() */
+    struct vc_request **req;        /* s.max_comm entries */
+    struct vc_request *req_inline[EXEC_STACK_REQS];
+} coll_exec_t;
+
+/* Post the comm steps of round `round`: receives first so eager data finds
+   its buffer, then sends. On a posting error the already posted requests
+   still have to complete; the error is returned and nothing more posted. */
+static int post_round(const coll_sched_t *s, unsigned char *const *base, int round,
+                      struct vc_comm *comm, int tag, struct vc_request **req,
+                      int *nreq)
+{
+    int b = s->round[round], e = s->round[round + 1], n = 0, rc = VC_SUCCESS;
+    for (int i = b; i < e && !rc; i++) {
+        const coll_step_t *st = &s->steps[i];
+        if (st->kind == STEP_RECV)
+            rc = p2p_irecv(base[st->dbuf] + st->doff, st->bytes, st->peer, tag,
+                           comm, 1, &req[n++]);
+    }
+    for (int i = b; i < e && !rc; i++) {
+        const coll_step_t *st = &s->steps[i];
+        if (st->kind == STEP_SEND)
+            rc = p2p_isend(base[st->abuf] + st->aoff, st->bytes, st->peer, tag,
+                           comm, 1, &req[n++]);
+    }
+    if (rc)
+        n--;            /* the failed call produced no request */
+    *nreq = n;
+    return rc;
+}
+
+/* Errors of finished requests; a receive must bring exactly what the
+   schedule expects (anything else means the ranks disagree on the call). */
+static int reap(struct vc_request **req, int n)
+{
+    int err = VC_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        struct vc_request *r = req[i];
+        int e = r->status.error;
+        if (!e && r->kind == REQ_RECV && r->status.bytes != r->bytes)
+            e = VC_ERR_TRUNCATE;
+        if (e && !err)
+            err = e;
+        req_free(r);
+    }
+    return err;
+}
+
+static void local_round(const coll_sched_t *s, unsigned char *const *base, int round)
+{
+    int b = s->round[round], e = s->round[round + 1];
+    for (int i = b; i < e; i++) {
+        const coll_step_t *st = &s->steps[i];
+        if (st->kind == STEP_COPY)
+            memcpy(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff, st->bytes);
+        else if (st->kind == STEP_REDUCE)
+            dtype_reduce3(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff,
+                          base[st->bbuf] + st->boff, st->bytes / s->esize,
+                          s->dt, s->op);
+    }
+}
+
+int coll_exec_blocking(const coll_sched_t *s, void *const base_in[COLL_NBUF],
+                       struct vc_comm *comm, int tag)
+{
+    struct vc_request *stack_req[EXEC_STACK_REQS], **req = stack_req;
+    unsigned char *base[COLL_NBUF];
+    int err = VC_SUCCESS;
+
+    for (int i = 0; i < COLL_NBUF; i++)
+        base[i] = base_in[i];
+    if (s->max_comm > EXEC_STACK_REQS) {
+        req = malloc((size_t)s->max_comm * sizeof *req);
+        if (!req)
+            return VC_ERR_NOMEM;
+    }
+    for (int rd = 0; rd < s->nrounds; rd++) {
+        int n = 0;
+        err = post_round(s, base, rd, comm, tag, req, &n);
+        if (n) {
+            p2p_waitall(n, req);
+            int e = reap(req, n);
+            if (!err)
+                err = e;
+        }
+        if (err)
+            break;
+        local_round(s, base, rd);
+    }
+    if (req != stack_req)
+        free(req);
+    return err;
+}
+
+/* ---- non-blocking ---- */
+
+static void exec_release(struct vc_request *r)
+{
+    coll_exec_t *x = r->coll;
+    if (!x)
+        return;
+    /* only reached early when the job is failing (peer died): take the
+       unfinished sub-requests out of the p2p queues before freeing them */
+    for (int i = 0; i < x->nreq; i++) {
+        if (!x->req[i]->done)
+            p2p_cancel(x->req[i]);
+        req_free(x->req[i]);
+    }
+    if (x->req != x->req_inline)
+        free(x->req);
+    sched_free(&x->s);
+    free(x->tmp);
+    free(x);
+    r->coll = NULL;
+}
+
+static int exec_advance(struct vc_request *r)
+{
+    coll_exec_t *x = r->coll;
+    if (r->done || x->busy)
+        return VC_SUCCESS;
+    x->busy = 1;
+    for (;;) {
+        if (x->nreq) {
+            for (int i = 0; i < x->nreq; i++)
+                if (!x->req[i]->done)
+                    goto out;
+            int e = reap(x->req, x->nreq);
+            x->nreq = 0;
+            if (e && !x->err)
+                x->err = e;
+            if (x->err)
+                break;
+            local_round(&x->s, x->base, x->round);
+            x->round++;
+        }
+        if (x->round >= x->s.nrounds || x->err)
+            break;
+        int e = post_round(&x->s, x->base, x->round, x->comm, x->tag, x->req, &x->nreq);
+        if (e) {
+            x->err = e;
+            if (x->nreq)
+                goto out;   /* let posted ones finish first */
+            break;
+        }
+        if (!x->nreq) {     /* purely local round */
+            local_round(&x->s, x->base, x->round);
+            x->round++;
+        }
+    }
+    r->status.error = x->err;
+    r->done = 1;
+out:
+    x->busy = 0;
+    return VC_SUCCESS;
+}
+
+int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
+                    struct vc_comm *comm, int tag, struct vc_request **out)
+{
+    coll_exec_t *x = calloc(1, sizeof *x);
+    struct vc_request *r = x ? req_alloc(REQ_COLL) : NULL;
+    if (!r) {
+        free(x);
+        sched_free(s);
+        free(tmp);
+        return VC_ERR_NOMEM;
+    }
+    x->s = *s;
+    memset(s, 0, sizeof *s);
+    x->base[COLL_SBUF] = sbuf;
+    x->base[COLL_RBUF] = rbuf;
+    x->base[COLL_TMP] = tmp;
+    x->tmp = tmp;
+    x->comm = comm;
+    x->tag = tag;
+    x->req = x->req_inline;
+    if (x->s.max_comm > EXEC_STACK_REQS) {
+        x->req = malloc((size_t)x->s.max_comm * sizeof *x->req);
+        if (!x->req) {
+            x->req = x->req_inline;
+            r->coll = x;
+            exec_release(r);
+            req_free(r);
+            return VC_ERR_NOMEM;
+        }
+    }
+    r->comm = comm;
+    r->world_peer = -1;
+    r->peer = VC_ANY_SOURCE;
+    r->status.source = VC_ANY_SOURCE;
+    r->status.tag = VC_ANY_TAG;
+    r->coll = x;
+    r->advance = exec_advance;
+    r->release = exec_release;
+    /* start the first round now so the peers can make progress even if
+       this rank does not call into the library for a while */
+    exec_advance(r);
+    if (!r->done)
+        vc_coll_activate(r);
+    *out = r;
+    return VC_SUCCESS;
+}

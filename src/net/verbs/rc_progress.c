@@ -1,0 +1,148 @@
+/*
+ * rc_progress.c -- poll the CQ: deliver packets, recycle receive buffers and
+ * send slots, and turn every error completion into a named failure.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/log.h"
+#include "boot/boot.h"
+#include "net/verbs/rc.h"
+
+/* Receive WR ids carry this bit so error completions (whose opcode field is
+   undefined) can still be told apart from send-side ones. */
+#define RC_RECV_WRID (1ull << 63)
+
+int rc_post_recv(rc_net_t *r, int idx)
+{
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)(r->rx_buf + (size_t)idx * r->base.max_packet),
+        .length = (uint32_t)r->base.max_packet,
+        .lkey = r->rx_mr->lkey,
+    };
+    struct ibv_recv_wr wr = {
+        .wr_id = RC_RECV_WRID | (uint64_t)idx,
+        .sg_list = &sge,
+        .num_sge = 1,
+    }, *bad;
+    int err = ibv_post_srq_recv(r->srq, &wr, &bad);
+    if (err) {
+        LOG_ERR("rc: rank %d: ibv_post_srq_recv failed: %s", r->me, strerror(err));
+        return VC_ERR_TRANSPORT;
+    }
+    return VC_SUCCESS;
+}
+
+void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,
+                  const char *text)
+{
+    if (peer < 0 || peer >= r->size) {
+        LOG_ERR("rc: rank %d: %s failed on an unknown QP: %s", r->me, op,
+                wc ? ibv_wc_status_str(wc->status) : text);
+        return;
+    }
+    rc_peer_t *p = &r->peer[peer];
+    if (p->dead)
+        return;             /* the first error was reported; the rest are flushes */
+    p->dead = 1;
+    char why[160];
+    if (wc)
+        snprintf(why, sizeof why, "rank %d -> rank %d: %s failed: %s (status %d, "
+                 "vendor error 0x%x) on %s:%d", r->me, peer, op,
+                 ibv_wc_status_str(wc->status), (int)wc->status, wc->vendor_err,
+                 r->port.dev, r->port.port);
+    else
+        snprintf(why, sizeof why, "rank %d -> rank %d: %s failed: %s", r->me, peer,
+                 op, text);
+    LOG_ERR("rc: %s", why);
+    rc_get_fail_peer(r, peer);
+    if (r->base.up.peer_failed)
+        r->base.up.peer_failed(r->base.up.arg, peer, why);
+    else
+        boot_abort(VC_ERR_PEER_FAILED, why);
+}
+
+int rc_check_peer(net_t *n, int peer)
+{
+    rc_net_t *r = (rc_net_t *)n;
+    if (!r || peer < 0 || peer >= r->size)
+        return VC_ERR_ARG;
+    return r->peer[peer].dead ? VC_ERR_PEER_FAILED : VC_SUCCESS;
+}
+
+static void on_recv(rc_net_t *r, struct ibv_wc *wc)
+{
+    int idx = (int)(wc->wr_id & ~RC_RECV_WRID);
+    int src = rc_qpn_lookup(r, wc->qp_num);
+    if (wc->status != IBV_WC_SUCCESS) {
+        rc_peer_fail(r, src, "receive", wc, NULL);
+    } else if (src < 0) {
+        LOG_ERR("rc: rank %d: packet on unknown QP 0x%x dropped", r->me, wc->qp_num);
+    } else {
+        rc_peer_t *p = &r->peer[src];
+        uint32_t imm = (wc->wc_flags & IBV_WC_WITH_IMM) ? be32toh(wc->imm_data) : 0;
+        /* credits first: the upcall may want to answer right away */
+        p->credits += (int)(imm & RC_IMM_CREDIT_MASK);
+        if (!(imm & RC_IMM_CREDIT_ONLY) && !p->dead) {
+            const char *buf = r->rx_buf + (size_t)idx * r->base.max_packet;
+            r->base.up.packet(r->base.up.arg, src, buf, wc->byte_len);
+            p->owed++;
+        }
+    }
+    /* the buffer goes back to the SRQ only after the upcall is done with it */
+    if (rc_post_recv(r, idx) != VC_SUCCESS)
+        rc_peer_fail(r, src, "receive repost", NULL, "ibv_post_srq_recv failed");
+    if (src >= 0 && r->peer[src].owed > 0 && r->peer[src].owed >= r->credits / 2 &&
+        rc_send_credits(r, src) == NET_AGAIN)
+        r->credit_pending = 1;
+}
+
+static void on_send(rc_net_t *r, struct ibv_wc *wc)
+{
+    int i = (int)wc->wr_id;
+    if (i < 0 || i >= r->op_count || r->op[i].kind == RC_OP_FREE) {
+        LOG_ERR("rc: rank %d: completion for unknown send WR %llu (%s)", r->me,
+                (unsigned long long)wc->wr_id, ibv_wc_status_str(wc->status));
+        return;
+    }
+    rc_op_t o = r->op[i];
+    rc_op_release(r, i);
+    r->peer[o.peer].sq_free++;
+    if (wc->status != IBV_WC_SUCCESS) {
+        static const char *const names[] = { "?", "send", "credit return", "RDMA read" };
+        rc_peer_fail(r, o.peer, names[o.kind], wc, NULL);
+    }
+    if (o.kind == RC_OP_READ && o.get)
+        rc_get_chunk_done(r, o.get, wc->status == IBV_WC_SUCCESS
+                          ? VC_SUCCESS : VC_ERR_PEER_FAILED);
+}
+
+int rc_progress(net_t *n)
+{
+    rc_net_t *r = (rc_net_t *)n;
+    if (!r || !r->cq || r->in_progress)
+        return 0;
+    r->in_progress = 1;
+    struct ibv_wc wc[RC_POLL_BATCH];
+    int ne = ibv_poll_cq(r->cq, RC_POLL_BATCH, wc);
+    if (ne < 0) {
+        LOG_ERR("rc: rank %d: ibv_poll_cq failed (%d)", r->me, ne);
+        r->in_progress = 0;
+        return -VC_ERR_TRANSPORT;
+    }
+    for (int i = 0; i < ne; i++) {
+        if (wc[i].wr_id & RC_RECV_WRID)
+            on_recv(r, &wc[i]);
+        else
+            on_send(r, &wc[i]);
+    }
+    if (r->get_head)
+        rc_get_post_pending(r);
+    rc_flush_credits(r);
+    r->in_progress = 0;
+    return ne;
+}

@@ -1,0 +1,241 @@
+/*
+ * rc_rdma.c -- rendezvous support: expose a send buffer for RDMA READ and
+ * pull a peer's buffer with chunked READs.
+ *
+ * Registration policy: no cache. Each exposed buffer is registered when the
+ * RTS goes out and deregistered at mem_release; each get registers its
+ * destination for the duration of the transfer. Why: a cache keyed by
+ * (address, length) keeps the *old* physical pages pinned; when the user
+ * frees a buffer (large ones go back to the kernel with munmap) and malloc
+ * returns the same address backed by new pages, the cached MR would let the
+ * NIC read stale data. Detecting that needs malloc/munmap interception or
+ * ODP (rxe in Debian 12's kernel has no ODP), which is more machinery than
+ * the saving is worth at rendezvous sizes: a registration costs tens of us,
+ * a rendezvous message moves >= VCOLL_EAGER_LIMIT bytes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/log.h"
+#include "net/verbs/rc.h"
+
+/* net_key_t layout: 8-byte address, 4-byte rkey, 4 bytes zero */
+static void key_pack(net_key_t *k, uint64_t addr, uint32_t rkey)
+{
+    memset(k, 0, sizeof *k);
+    memcpy(k->b, &addr, 8);
+    memcpy(k->b + 8, &rkey, 4);
+}
+
+int rc_mem_expose(net_t *n, const void *buf, size_t len, net_key_t *key,
+                  void **handle)
+{
+    rc_net_t *r = (rc_net_t *)n;
+    if (!r || !key || !handle || (len && !buf))
+        return VC_ERR_ARG;
+    *handle = NULL;
+    if (len == 0) {
+        key_pack(key, (uintptr_t)buf, 0);
+        return VC_SUCCESS;
+    }
+    if (!r->pd)
+        return VC_ERR_UNSUPPORTED;
+    /* least privilege: peers may read this buffer, nothing else; no local
+       write either, so read-only (e.g. const) pages register fine */
+    struct ibv_mr *mr = ibv_reg_mr(r->pd, (void *)buf, len, IBV_ACCESS_REMOTE_READ);
+    if (!mr) {
+        LOG_ERR("rc: rank %d: registering %zu-byte send buffer %p for RDMA read "
+                "failed: %s", r->me, len, buf, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    key_pack(key, (uintptr_t)buf, mr->rkey);
+    *handle = mr;
+    return VC_SUCCESS;
+}
+
+int rc_mem_release(net_t *n, void *handle)
+{
+    if (!n)
+        return VC_ERR_ARG;
+    if (handle && ibv_dereg_mr((struct ibv_mr *)handle)) {
+        LOG_ERR("rc: ibv_dereg_mr failed: %s", strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    return VC_SUCCESS;
+}
+
+static void pending_unlink(rc_net_t *r, rc_get_t *g)
+{
+    rc_get_t **pp = &r->get_head, *prev = NULL;
+    while (*pp && *pp != g) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp)
+        return;
+    *pp = g->next;
+    if (r->get_tail == g)
+        r->get_tail = prev;
+    g->next = NULL;
+}
+
+static void live_unlink(rc_net_t *r, rc_get_t *g)
+{
+    if (g->lprev)
+        g->lprev->lnext = g->lnext;
+    else
+        r->live = g->lnext;
+    if (g->lnext)
+        g->lnext->lprev = g->lprev;
+}
+
+static int get_finished(const rc_get_t *g)
+{
+    return g->inflight == 0 && (g->posted == g->len || g->status != VC_SUCCESS);
+}
+
+static void get_finish(rc_net_t *r, rc_get_t *g)
+{
+    pending_unlink(r, g);
+    live_unlink(r, g);
+    if (g->mr)
+        ibv_dereg_mr(g->mr);
+    int status = g->status;
+    void *cookie = g->cookie;
+    free(g);
+    r->base.up.get_done(r->base.up.arg, cookie, status);
+}
+
+/* Post as many READ chunks of g as the peer's send queue takes. */
+static void get_post(rc_net_t *r, rc_get_t *g)
+{
+    rc_peer_t *p = &r->peer[g->peer];
+    size_t maxc = r->port.max_msg_sz && r->port.max_msg_sz < RC_GET_CHUNK_CAP
+        ? r->port.max_msg_sz : RC_GET_CHUNK_CAP;
+    while (g->status == VC_SUCCESS && g->posted < g->len && p->sq_free > 0) {
+        int op = rc_op_alloc(r);
+        if (op < 0)
+            break;
+        size_t chunk = g->len - g->posted < maxc ? g->len - g->posted : maxc;
+        r->op[op].kind = RC_OP_READ;
+        r->op[op].peer = g->peer;
+        r->op[op].get = g;
+        struct ibv_sge sge = {
+            .addr = (uintptr_t)(g->dst + g->posted),
+            .length = (uint32_t)chunk,
+            .lkey = g->mr->lkey,
+        };
+        struct ibv_send_wr wr, *bad;
+        memset(&wr, 0, sizeof wr);
+        wr.wr_id = (uint64_t)op;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        wr.opcode = IBV_WR_RDMA_READ;
+        wr.send_flags = IBV_SEND_SIGNALED;
+        wr.wr.rdma.remote_addr = g->raddr + g->posted;
+        wr.wr.rdma.rkey = g->rkey;
+        int err = ibv_post_send(p->qp, &wr, &bad);
+        if (err) {
+            rc_op_release(r, op);
+            LOG_ERR("rc: rank %d <- rank %d: posting RDMA read of %zu B failed: %s",
+                    r->me, g->peer, chunk, strerror(err));
+            g->status = VC_ERR_TRANSPORT;
+            break;
+        }
+        p->sq_free--;
+        g->inflight++;
+        g->posted += chunk;
+    }
+}
+
+int rc_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
+           const net_key_t *key, void *cookie)
+{
+    rc_net_t *r = (rc_net_t *)n;
+    if (!r || peer < 0 || peer >= r->size || !key || (len && !dst))
+        return VC_ERR_ARG;
+    rc_peer_t *p = &r->peer[peer];
+    if (p->dead)
+        return VC_ERR_PEER_FAILED;
+    if (!p->connected)
+        return VC_ERR_ARG;
+    if (len == 0) {
+        r->base.up.get_done(r->base.up.arg, cookie, VC_SUCCESS);
+        return VC_SUCCESS;
+    }
+    rc_get_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return VC_ERR_NOMEM;
+    /* the destination only needs local write: the READ responses land here */
+    g->mr = ibv_reg_mr(r->pd, dst, len, IBV_ACCESS_LOCAL_WRITE);
+    if (!g->mr) {
+        LOG_ERR("rc: rank %d: registering %zu-byte receive buffer %p failed: %s",
+                r->me, len, dst, strerror(errno));
+        free(g);
+        return VC_ERR_TRANSPORT;
+    }
+    g->peer = peer;
+    g->dst = dst;
+    g->len = len;
+    g->raddr = raddr;
+    memcpy(&g->rkey, key->b + 8, 4);
+    g->cookie = cookie;
+    g->status = VC_SUCCESS;
+
+    get_post(r, g);
+    if (g->status != VC_SUCCESS && g->inflight == 0) {
+        int st = g->status;
+        ibv_dereg_mr(g->mr);
+        free(g);
+        return st;
+    }
+    g->lnext = r->live;
+    if (r->live)
+        r->live->lprev = g;
+    r->live = g;
+    if (g->posted < g->len && g->status == VC_SUCCESS) {
+        if (r->get_tail)
+            r->get_tail->next = g;
+        else
+            r->get_head = g;
+        r->get_tail = g;
+    }
+    return VC_SUCCESS;
+}
+
+void rc_get_post_pending(rc_net_t *r)
+{
+    for (rc_get_t *g = r->get_head, *nx; g; g = nx) {
+        nx = g->next;
+        get_post(r, g);
+        if (get_finished(g))
+            get_finish(r, g);
+        else if (g->posted == g->len || g->status != VC_SUCCESS)
+            pending_unlink(r, g);    /* all posted (or failed): wait for CQEs */
+    }
+}
+
+void rc_get_chunk_done(rc_net_t *r, rc_get_t *g, int status)
+{
+    g->inflight--;
+    if (status != VC_SUCCESS && g->status == VC_SUCCESS)
+        g->status = status;
+    if (get_finished(g))
+        get_finish(r, g);
+}
+
+void rc_get_fail_peer(rc_net_t *r, int peer)
+{
+    for (rc_get_t *g = r->live, *nx; g; g = nx) {
+        nx = g->lnext;
+        if (g->peer != peer)
+            continue;
+        if (g->status == VC_SUCCESS)
+            g->status = VC_ERR_PEER_FAILED;
+        if (get_finished(g))
+            get_finish(r, g);
+    }
+}

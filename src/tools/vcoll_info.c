@@ -1,0 +1,176 @@
+/*
+ * vcoll_info -- what vcoll sees on this node: version, verbs devices and
+ * GIDs, which HCA each local rank would use (and why), transports, config.
+ *
+ *   vcoll_info [--all] [--devices] [--config] [--local-ranks N]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <hwloc.h>
+
+#include "vcoll.h"
+#include "core/config.h"
+#include "net/net.h"
+#include "net/verbs/device.h"
+#include "topo/topo.h"
+
+/* Transports are reported by whether their entry points are linked in. */
+int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
+int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
+
+static void print_gids(const char *dev, int port, int tbl_len)
+{
+    int ndev = 0;
+    struct ibv_device **list = ibv_get_device_list(&ndev);
+    struct ibv_context *ctx = NULL;
+    for (int i = 0; list && i < ndev && !ctx; i++)
+        if (!strcmp(ibv_get_device_name(list[i]), dev))
+            ctx = ibv_open_device(list[i]);
+    if (list)
+        ibv_free_device_list(list);
+    if (!ctx)
+        return;
+    for (int i = 0; i < tbl_len; i++) {
+        struct ibv_gid_entry e;
+        if (ibv_query_gid_ex(ctx, (uint32_t)port, (uint32_t)i, &e, 0))
+            continue;
+        char s[64];
+        net_vdev_gid_str(&e.gid, s, sizeof s);
+        printf("      GID[%d] %-40s %s\n", i, s, net_vdev_gid_type_str((int)e.gid_type));
+    }
+    ibv_close_device(ctx);
+}
+
+static void show_devices(const net_vport_t *ports, int n)
+{
+    printf("Verbs devices:\n");
+    if (n == 0) {
+        char rep[256];
+        net_vdev_reject_report(ports, n, rep, sizeof rep);
+        printf("  %s\n", rep);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const net_vport_t *v = &ports[i];
+        printf("  %s port %d: %s, %s, MTU %d, LID %u, max msg %u B, %s\n", v->dev,
+               v->port, ibv_port_state_str(v->state),
+               net_vdev_link_layer_str(v->link_layer),
+               net_vdev_mtu_bytes(v->active_mtu), v->lid, v->max_msg_sz,
+               v->usable ? "usable" : "NOT usable");
+        if (!v->usable)
+            printf("      why: %s\n", v->why);
+        else if (v->gid_index >= 0)
+            printf("      vcoll uses GID[%d] (%s)\n", v->gid_index,
+                   net_vdev_gid_type_str(v->gid_type));
+        else
+            printf("      vcoll uses the LID (InfiniBand, no GRH)\n");
+        print_gids(v->dev, v->port, v->gid_tbl_len);
+    }
+}
+
+static void show_selection(const net_vport_t *ports, int n, int nlocal,
+                           const char *hca)
+{
+    const char **names = calloc((size_t)n + 1, sizeof *names);
+    int nn = names ? net_vdev_usable_names(ports, n, names, n) : 0;
+    printf("HCA selection%s:\n", hca && *hca ? " (VCOLL_HCA set)" : "");
+    if (nn == 0) {
+        printf("  no usable device: the rc transport cannot run here\n");
+        free(names);
+        return;
+    }
+    hwloc_topology_t topo = NULL;
+    if (topo_load(&topo) != VC_SUCCESS)
+        printf("  (hwloc topology unavailable: devices treated as equidistant)\n");
+    hwloc_bitmap_t mine = topo ? topo_my_cpuset(topo) : NULL;
+    topo_hca_choice_t ch;
+    if (topo_hca_select(topo, mine, names, nn, 0, hca, &ch) == VC_SUCCESS)
+        printf("  this process (local rank 0, as bound now): %s\n", ch.why);
+    else
+        printf("  this process: error: %s\n", ch.why);
+    /* Launchers usually bind rank i to core i: show that layout. */
+    int ncores = topo ? hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) : 0;
+    for (int lr = 0; lr < nlocal; lr++) {
+        hwloc_bitmap_t cs = NULL;
+        char where[64] = "unbound";
+        if (topo && ncores > 0) {
+            hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE,
+                                                     (unsigned)(lr % ncores));
+            cs = core && core->cpuset ? hwloc_bitmap_dup(core->cpuset) : NULL;
+            snprintf(where, sizeof where, "bound to core %d", lr % ncores);
+        }
+        int rc = topo_hca_select(topo, cs, names, nn, lr, hca, &ch);
+        printf("  local rank %d (%s): %s%s\n", lr, where, rc ? "error: " : "", ch.why);
+        hwloc_bitmap_free(cs);
+    }
+    hwloc_bitmap_free(mine);
+    if (topo)
+        hwloc_topology_destroy(topo);
+    free(names);
+}
+
+static void show_config(void)
+{
+    printf("Configuration (environment variables):\n");
+    const char *name, *deflt, *help;
+    for (int i = 0; cfg_describe(i, &name, &deflt, &help); i++) {
+        const char *cur = getenv(name);
+        printf("  %-22s default %-8s current %s\n", name,
+               deflt && *deflt ? deflt : "\"\"", cur ? cur : "(default)");
+        printf("      %s\n", help ? help : "");
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: vcoll_info [--all] [--devices] [--config] [--local-ranks N]\n"
+               "  (no option: version, devices, HCA selection, transports)\n");
+}
+
+int main(int argc, char **argv)
+{
+    int devices = 0, config = 0, nlocal = -1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--all"))
+            devices = config = 1;
+        else if (!strcmp(argv[i], "--devices"))
+            devices = 1;
+        else if (!strcmp(argv[i], "--config"))
+            config = 1;
+        else if (!strcmp(argv[i], "--local-ranks") && i + 1 < argc)
+            nlocal = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    int plain = !devices && !config;
+    if (nlocal < 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        nlocal = n > 0 ? (int)(n < 8 ? n : 8) : 1;
+    }
+
+    printf("vcoll %s\n", vc_version_string());
+    printf("Transports built in: self%s rc%s\n", net_shm_open ? " shm" : "",
+           net_ud_open ? " ud" : "");
+
+    if (plain || devices) {
+        const char *g = getenv("VCOLL_GID_INDEX");
+        net_vport_t *ports = NULL;
+        int n = 0;
+        net_vdev_scan(g && *g ? atoi(g) : -1, &ports, &n);
+        show_devices(ports, n);
+        const char *hca = getenv("VCOLL_HCA");
+        show_selection(ports, n, nlocal, hca);
+        free(ports);
+    }
+    if (config)
+        show_config();
+    return 0;
+}

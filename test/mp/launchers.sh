@@ -1,0 +1,47 @@
+#!/bin/bash
+# make check: wrong or missing launchers. A lone process is a 1-rank job;
+# processes started by a launcher without PMIx must all fail vc_init with
+# VC_ERR_BOOTSTRAP and a message naming mpirun / srun --mpi=pmix -- never
+# run as N silent singletons.
+set -u
+hello=./examples/hello
+pass=0 fail=0
+ok()  { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; echo "$2" | sed 's/^/    | /' | tail -10; fail=$((fail + 1)); }
+clean_env() { env -u PMIX_NAMESPACE -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 -u PMIX_SERVER_URI3 \
+                  -u PMIX_SERVER_URI2 -u PMIX_SERVER_URI21 -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE \
+                  -u SLURM_STEP_NUM_TASKS -u SLURM_NTASKS "$@"; }
+
+out=$(clean_env timeout 20 $hello 2>&1)
+if [ $? -eq 0 ] && echo "$out" | grep -q "rank 0 of 1"; then ok "no launcher: singleton"; else bad "no launcher: singleton" "$out"; fi
+
+out=$(clean_env PMI_SIZE=4 PMI_RANK=1 timeout 20 $hello 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q "mpirun" && echo "$out" | grep -q "srun --mpi=pmix"; then
+    ok "PMI-2 style environment (hydra / srun --mpi=pmi2) refused"; else bad "PMI env refused" "$out"; fi
+
+out=$(clean_env SLURM_STEP_NUM_TASKS=4 SLURM_NTASKS=4 timeout 20 $hello 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q "srun --mpi=pmix"; then
+    ok "srun without --mpi=pmix environment refused"; else bad "srun none env refused" "$out"; fi
+
+if command -v mpiexec.hydra >/dev/null; then
+    out=$(clean_env timeout 30 mpiexec.hydra -n 2 $hello 2>&1); rc=$?
+    n=$(echo "$out" | grep -c "srun --mpi=pmix")
+    if [ $rc -ne 0 ] && [ "$n" -ge 2 ]; then ok "mpiexec.hydra -n 2: every process refuses"
+    else bad "mpiexec.hydra -n 2" "$out"; fi
+fi
+if command -v srun >/dev/null && sinfo -h -o %T 2>/dev/null | grep -q idle; then
+    out=$(timeout 60 srun --mpi=pmi2 -n 2 $hello 2>&1); rc=$?
+    if [ $rc -ne 0 ] && echo "$out" | grep -q "srun --mpi=pmix"; then ok "srun --mpi=pmi2 refused"
+    else bad "srun --mpi=pmi2" "$out"; fi
+    out=$(timeout 60 srun --mpi=pmix -n 3 $hello 2>&1)
+    if [ $? -eq 0 ] && echo "$out" | grep -q "rank 2 of 3"; then ok "srun --mpi=pmix -n 3 hello"
+    else bad "srun --mpi=pmix hello" "$out"; fi
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+out=$(timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo -np 3 $hello 2>&1)
+if [ $? -eq 0 ] && echo "$out" | grep -q "rank 2 of 3"; then ok "mpirun -np 3 hello"; else bad "mpirun hello" "$out"; fi
+out=$(VCOLL_NET=bogus timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo -x VCOLL_NET -np 2 $hello 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q "VCOLL_NET"; then ok "bad VCOLL_NET value named at vc_init"
+else bad "bad VCOLL_NET" "$out"; fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,75 @@
+#!/bin/bash
+# run-mp.sh -- run every multi-process test listed in test/mp/*.list under a
+# launcher. List format, one program per line:
+#     <program> <np,np,...> [VAR=value ...]
+# Usage: run-mp.sh --launcher mpirun|srun [--builddir DIR] [--srcdir DIR]
+#                  [--np-max N] [--only PROG] [--timeout SECS]
+# Prints PASS/FAIL per run and a final "N passed, N failed" line.
+set -u
+launcher=mpirun
+builddir=${builddir:-.}
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+npmax=8
+only=
+tmo=${MP_TIMEOUT:-180}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --launcher) launcher=$2; shift 2 ;;
+    --builddir) builddir=$2; shift 2 ;;
+    --srcdir) srcdir=$2; shift 2 ;;
+    --np-max) npmax=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --timeout) tmo=$2; shift 2 ;;
+    *) echo "run-mp.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+pass=0 fail=0
+logdir=$(mktemp -d /tmp/vcoll-mp.XXXXXX)
+
+launch() {   # np, env assignments..., --, program
+    local np=$1; shift
+    local envs=() xs=()
+    while [ "$1" != -- ]; do envs+=("$1"); xs+=(-x "${1%%=*}"); shift; done
+    shift
+    case $launcher in
+    mpirun)
+        env "${envs[@]}" timeout "$tmo" mpirun.openmpi --oversubscribe \
+            --mca oob_tcp_if_include lo --mca btl self,vader ${xs[@]+"${xs[@]}"} -np "$np" "$@" ;;
+    srun)
+        env "${envs[@]}" timeout "$tmo" srun --mpi=pmix --overcommit -n "$np" \
+            --export=ALL "$@" ;;
+    esac
+}
+
+for list in "$srcdir"/test/mp/*.list; do
+    [ -e "$list" ] || continue
+    while read -r prog nps rest; do
+        case $prog in ''|'#'*) continue ;; esac
+        [ -n "$only" ] && [ "$prog" != "$only" ] && continue
+        exe=$builddir/test/mp/$prog
+        if [ ! -x "$exe" ]; then
+            echo "FAIL: $prog: not built ($exe)"; fail=$((fail + 1)); continue
+        fi
+        read -r -a envs <<< "${rest:-}"
+        for np in ${nps//,/ }; do
+            [ "$np" -gt "$npmax" ] && continue
+            log=$logdir/$prog.$np.$pass.$fail.log
+            t0=$(date +%s.%N)
+            launch "$np" ${envs[@]+"${envs[@]}"} -- "$exe" > "$log" 2>&1
+            rc=$?
+            dt=$(printf '%.2f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+            label="$launcher np=$np $prog${rest:+ ($rest)}"
+            if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$log"; then
+                echo "PASS: $label ${dt}s"; pass=$((pass + 1))
+            else
+                echo "FAIL: $label (exit $rc, ${dt}s)"; fail=$((fail + 1))
+                sed 's/^/    | /' "$log" | tail -25
+            fi
+        done
+    done < "$list"
+done
+rm -rf "$logdir"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $pass -gt 0 ]

@@ -1,0 +1,9 @@
+#!/bin/bash
+# make check: the same suite under Slurm's srun --mpi=pmix. contrib/test.sh
+# starts a single-node Slurm first (contrib/slurm-local.sh); without one
+# this test is skipped (exit 77), never faked.
+if ! command -v srun >/dev/null || ! sinfo -h -o %T 2>/dev/null | grep -q idle; then
+    echo "SKIP: no Slurm controller is up (run contrib/slurm-local.sh start)"
+    exit 77
+fi
+exec "${srcdir:-.}/test/mp/run-mp.sh" --launcher srun --builddir . --srcdir "${srcdir:-.}" --np-max 4

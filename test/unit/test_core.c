@@ -1,0 +1,330 @@
+/*
+ * test_core.c -- unit tests that need no launcher: config parsing, launcher
+ * detection, the shm ring, argument validation and matching semantics
+ * (through a singleton job, whose self transport runs the real p2p code).
+ */
+#include <CUnit/Basic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vcoll.h"
+#include "core/config.h"
+#include "boot/boot.h"
+#include "net/shm/shm_ring.h"
+#include "dtype/dtype.h"
+
+/* ---- a fake environment for cfg_parse / boot_foreign_launcher ---- */
+static const char *fake_env[32][2];
+static int nfake;
+static void env_set(const char *k, const char *v) { fake_env[nfake][0] = k; fake_env[nfake++][1] = v; }
+static void env_clear(void) { nfake = 0; }
+static const char *fake_getenv(const char *k)
+{
+    for (int i = 0; i < nfake; i++)
+        if (!strcmp(fake_env[i][0], k))
+            return fake_env[i][1];
+    return NULL;
+}
+
+static void test_config_defaults(void)
+{
+    vc_config_t c;
+    char err[256];
+    env_clear();
+    CU_ASSERT_EQUAL(cfg_parse(&c, fake_getenv, err, sizeof err), VC_SUCCESS);
+    CU_ASSERT_EQUAL(c.net, CFG_NET_AUTO);
+    CU_ASSERT_EQUAL(c.eager_limit, 8192);
+    CU_ASSERT_EQUAL(c.log_level, CFG_LOG_WARN);
+    CU_ASSERT_EQUAL(c.gid_index, -1);
+    CU_ASSERT_STRING_EQUAL(c.hca, "");
+}
+
+static void test_config_values(void)
+{
+    vc_config_t c;
+    char err[256];
+    env_clear();
+    env_set("VCOLL_NET", "UD");
+    env_set("VCOLL_EAGER_LIMIT", "64k");
+    env_set("VCOLL_LOG", "debug");
+    env_set("VCOLL_HCA", "mlx5_0:1,mlx5_1:1");
+    env_set("VCOLL_PEER_CHECK", "0.5");
+    CU_ASSERT_EQUAL(cfg_parse(&c, fake_getenv, err, sizeof err), VC_SUCCESS);
+    CU_ASSERT_EQUAL(c.net, CFG_NET_UD);
+    CU_ASSERT_EQUAL(c.eager_limit, 65536);
+    CU_ASSERT_EQUAL(c.log_level, CFG_LOG_DEBUG);
+    CU_ASSERT_STRING_EQUAL(c.hca, "mlx5_0:1,mlx5_1:1");
+    CU_ASSERT_DOUBLE_EQUAL(c.peer_check, 0.5, 1e-12);
+}
+
+static void bad_value(const char *var, const char *val)
+{
+    vc_config_t c;
+    char err[256] = "";
+    env_clear();
+    env_set(var, val);
+    CU_ASSERT_EQUAL(cfg_parse(&c, fake_getenv, err, sizeof err), VC_ERR_ARG);
+    /* the message must name the variable so the user knows what to fix */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, var));
+}
+
+static void test_config_errors(void)
+{
+    bad_value("VCOLL_NET", "infiniband");
+    bad_value("VCOLL_EAGER_LIMIT", "-1");
+    bad_value("VCOLL_EAGER_LIMIT", "2g");
+    bad_value("VCOLL_EAGER_LIMIT", "12x");
+    bad_value("VCOLL_LOG", "verbose");
+    bad_value("VCOLL_SHM_CELLS", "1");
+    bad_value("VCOLL_IB_RETRY", "8");
+    bad_value("VCOLL_PEER_CHECK", "soon");
+    bad_value("VCOLL_SPIN", "");
+}
+
+static void test_config_describe(void)
+{
+    const char *n, *d, *h;
+    int i = 0, seen_net = 0;
+    while (cfg_describe(i, &n, &d, &h)) {
+        CU_ASSERT(strncmp(n, "VCOLL_", 6) == 0);
+        CU_ASSERT(h && *h);
+        seen_net |= !strcmp(n, "VCOLL_NET");
+        i++;
+    }
+    CU_ASSERT(i >= 10);
+    CU_ASSERT(seen_net);
+}
+
+static void test_launcher_detect(void)
+{
+    const char *who;
+    env_clear();
+    CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 1);
+    CU_ASSERT_PTR_NULL(who);
+    env_set("PMI_SIZE", "4");   /* hydra or srun --mpi=pmi2 */
+    CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 4);
+    CU_ASSERT_PTR_NOT_NULL(who);
+    env_clear();
+    env_set("SLURM_STEP_NUM_TASKS", "8");
+    CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 8);
+    CU_ASSERT_PTR_NOT_NULL(strstr(who, "srun"));
+    env_clear();
+    env_set("SLURM_STEP_NUM_TASKS", "1");  /* a 1-task srun is a fine singleton */
+    CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 1);
+}
+
+/* ---- shm ring on private memory ---- */
+static void test_ring(void)
+{
+    enum { CELL = 128, N = 4 };
+    uint8_t *mem = aligned_alloc(64, CELL * N);
+    memset(mem, 0, CELL * N);
+    shm_ring_t tx = {mem, CELL, N, 0}, rx = {mem, CELL, N, 0};
+    char a[16] = "header", b[64];
+    memset(b, 'x', sizeof b);
+    struct iovec iov[2] = {{a, 6}, {b, 64}};
+    for (int i = 0; i < N; i++) {
+        a[0] = (char)('0' + i);
+        CU_ASSERT_EQUAL(shm_ring_push(&tx, iov, 2), 0);
+    }
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, iov, 2), -1);   /* full */
+    for (int i = 0; i < N; i++) {
+        shm_cell_t *c = shm_ring_peek(&rx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        CU_ASSERT_EQUAL(c->len, 70);
+        CU_ASSERT_EQUAL(c->data[0], '0' + i);          /* FIFO */
+        CU_ASSERT_EQUAL(c->data[69], 'x');
+        shm_ring_pop(&rx, c);
+    }
+    CU_ASSERT_PTR_NULL(shm_ring_peek(&rx));
+    /* a packet larger than a cell is refused, never overflows */
+    char big[CELL];
+    struct iovec bigv = {big, sizeof big};
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &bigv, 1), -1);
+    free(mem);
+}
+
+static void test_dtype(void)
+{
+    size_t s, b;
+    CU_ASSERT_EQUAL(vc_dtype_size(VC_DOUBLE, &s), VC_SUCCESS);
+    CU_ASSERT_EQUAL(s, 8);
+    CU_ASSERT_EQUAL(vc_dtype_size((vc_dtype_t)99, &s), VC_ERR_DTYPE);
+    CU_ASSERT_EQUAL(vc_dtype_size(VC_INT32, NULL), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(dtype_bytes(VC_INT64, SIZE_MAX / 4, &b), VC_ERR_COUNT);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_FLOAT, VC_BXOR), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_INT32, VC_BXOR), VC_SUCCESS);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_INT32, (vc_op_t)42), VC_ERR_OP);
+}
+
+static void test_strerror(void)
+{
+    for (int e = VC_SUCCESS; e <= VC_ERR_INTERNAL; e++) {
+        const char *m = vc_strerror(e);
+        CU_ASSERT(m && strlen(m) > 5);
+        CU_ASSERT(strcmp(m, "unknown error code") != 0);
+    }
+    CU_ASSERT_STRING_EQUAL(vc_strerror(12345), "unknown error code");
+}
+
+/* ---- before init: everything says NOT_INITIALIZED ---- */
+static void test_not_initialized(void)
+{
+    int x = 0, flag = 7;
+    vc_request_t r = VC_REQUEST_NULL;
+    CU_ASSERT_EQUAL(vc_initialized(&flag), VC_SUCCESS);
+    CU_ASSERT_EQUAL(flag, 0);
+    CU_ASSERT_EQUAL(vc_comm_rank(VC_COMM_WORLD, &x), VC_ERR_NOT_INITIALIZED);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, 0, VC_COMM_WORLD), VC_ERR_NOT_INITIALIZED);
+    CU_ASSERT_EQUAL(vc_irecv(&x, 1, VC_INT32, 0, 0, VC_COMM_WORLD, &r), VC_ERR_NOT_INITIALIZED);
+    CU_ASSERT_EQUAL(vc_wait(&r, NULL), VC_ERR_NOT_INITIALIZED);
+    CU_ASSERT_EQUAL(vc_barrier(VC_COMM_WORLD), VC_ERR_NOT_INITIALIZED);
+    CU_ASSERT_EQUAL(vc_finalize(), VC_ERR_NOT_INITIALIZED);
+    CU_ASSERT(vc_wtime() > 0);
+}
+
+/* ---- singleton job: validation and matching through the real p2p ---- */
+static void test_singleton_validation(void)
+{
+    int x = 1, buf[4];
+    vc_request_t r;
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 1, 0, VC_COMM_WORLD), VC_ERR_RANK);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, -1, 0, VC_COMM_WORLD), VC_ERR_RANK);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, -5, VC_COMM_WORLD), VC_ERR_TAG);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, VC_TAG_UB + 1, VC_COMM_WORLD), VC_ERR_TAG);
+    CU_ASSERT_EQUAL(vc_send(NULL, 1, VC_INT32, 0, 0, VC_COMM_WORLD), VC_ERR_BUFFER);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, (vc_dtype_t)77, 0, 0, VC_COMM_WORLD), VC_ERR_DTYPE);
+    CU_ASSERT_EQUAL(vc_send(&x, SIZE_MAX / 2, VC_INT32, 0, 0, VC_COMM_WORLD), VC_ERR_COUNT);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, 0, VC_COMM_NULL), VC_ERR_COMM);
+    CU_ASSERT_EQUAL(vc_isend(&x, 1, VC_INT32, 0, 0, VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(vc_irecv(buf, 4, VC_INT32, 3, 0, VC_COMM_WORLD, &r), VC_ERR_RANK);
+    CU_ASSERT_EQUAL(vc_irecv(buf, 4, VC_INT32, VC_ANY_SOURCE, -7, VC_COMM_WORLD, &r), VC_ERR_TAG);
+    CU_ASSERT_EQUAL(vc_recv(NULL, 0, VC_INT32, 0, 0, VC_COMM_NULL, NULL), VC_ERR_COMM);
+    /* zero count with NULL buffer is legal */
+    CU_ASSERT_EQUAL(vc_send(NULL, 0, VC_INT32, 0, 3, VC_COMM_WORLD), VC_SUCCESS);
+    vc_status_t st;
+    CU_ASSERT_EQUAL(vc_recv(NULL, 0, VC_INT32, 0, 3, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(st.bytes, 0);
+    /* requests */
+    vc_request_t nul = VC_REQUEST_NULL;
+    CU_ASSERT_EQUAL(vc_wait(&nul, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_wait(NULL, &st), VC_ERR_ARG);
+    int flag;
+    CU_ASSERT_EQUAL(vc_test(&nul, NULL, NULL), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(vc_test(&nul, &flag, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(flag, 1);
+    CU_ASSERT_EQUAL(vc_waitall(-1, NULL, NULL), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(vc_waitall(2, NULL, NULL), VC_ERR_ARG);
+    /* a completed request cannot be waited on twice */
+    CU_ASSERT_EQUAL(vc_isend(&x, 1, VC_INT32, 0, 9, VC_COMM_WORLD, &r), VC_SUCCESS);
+    vc_request_t stale = r;
+    CU_ASSERT_EQUAL(vc_wait(&r, NULL), VC_SUCCESS);
+    CU_ASSERT_PTR_NULL(r);
+    CU_ASSERT_EQUAL(vc_wait(&stale, NULL), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_recv(buf, 1, VC_INT32, 0, 9, VC_COMM_WORLD, NULL), VC_SUCCESS);
+    int rank = -1, size = -1;
+    CU_ASSERT_EQUAL(vc_comm_rank(VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(vc_comm_rank(VC_COMM_WORLD, &rank), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_comm_size(VC_COMM_WORLD, &size), VC_SUCCESS);
+    CU_ASSERT_EQUAL(rank, 0);
+    CU_ASSERT_EQUAL(size, 1);
+}
+
+static void test_singleton_matching(void)
+{
+    /* unexpected messages, matched later by tag in any order, with wildcards */
+    int v[5] = {10, 11, 12, 13, 14}, got;
+    vc_status_t st;
+    for (int i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(vc_send(&v[i], 1, VC_INT32, 0, 100 + i, VC_COMM_WORLD), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_recv(&got, 1, VC_INT32, 0, 103, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(got, 13);
+    CU_ASSERT_EQUAL(st.tag, 103);
+    CU_ASSERT_EQUAL(vc_recv(&got, 1, VC_INT32, VC_ANY_SOURCE, VC_ANY_TAG, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(got, 10);               /* oldest first */
+    CU_ASSERT_EQUAL(st.tag, 100);
+    CU_ASSERT_EQUAL(st.source, 0);
+    CU_ASSERT_EQUAL(st.bytes, sizeof(int));
+    static const int rest[3] = {11, 12, 14};
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(vc_recv(&got, 1, VC_INT32, 0, VC_ANY_TAG, VC_COMM_WORLD, &st), VC_SUCCESS);
+        CU_ASSERT_EQUAL(got, rest[i]);
+    }
+    /* same tag: non-overtaking, eager and rendezvous mixed */
+    size_t big = 1 << 20;
+    char *a = malloc(big), *b = malloc(big);
+    memset(a, 'A', big);
+    vc_request_t rq[3];
+    char small = 's', small_in = 0;
+    CU_ASSERT_EQUAL(vc_isend(a, big, VC_BYTE, 0, 7, VC_COMM_WORLD, &rq[0]), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_isend(&small, 1, VC_BYTE, 0, 7, VC_COMM_WORLD, &rq[1]), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_recv(b, big, VC_BYTE, 0, 7, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(st.bytes, big);
+    CU_ASSERT_EQUAL(memcmp(a, b, big), 0);
+    CU_ASSERT_EQUAL(vc_irecv(&small_in, 1, VC_BYTE, 0, 7, VC_COMM_WORLD, &rq[2]), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_waitall(3, rq, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(small_in, 's');
+    /* truncation: eager and rendezvous; nothing written past the buffer */
+    memset(b, 0x5a, big);
+    CU_ASSERT_EQUAL(vc_send(a, 100, VC_BYTE, 0, 8, VC_COMM_WORLD), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_recv(b, 10, VC_BYTE, 0, 8, VC_COMM_WORLD, &st), VC_ERR_TRUNCATE);
+    CU_ASSERT_EQUAL(st.error, VC_ERR_TRUNCATE);
+    CU_ASSERT_EQUAL(st.bytes, 10);
+    CU_ASSERT_EQUAL(b[9], 'A');
+    CU_ASSERT_EQUAL((unsigned char)b[10], 0x5a);
+    CU_ASSERT_EQUAL(vc_isend(a, big, VC_BYTE, 0, 8, VC_COMM_WORLD, &rq[0]), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_recv(b, 1000, VC_BYTE, 0, 8, VC_COMM_WORLD, &st), VC_ERR_TRUNCATE);
+    CU_ASSERT_EQUAL(st.bytes, 1000);
+    CU_ASSERT_EQUAL((unsigned char)b[1000], 0x5a);
+    CU_ASSERT_EQUAL(vc_wait(&rq[0], NULL), VC_SUCCESS);
+    /* the library keeps working after a truncation */
+    CU_ASSERT_EQUAL(vc_sendrecv(a, 5, VC_BYTE, 0, 1, b, 5, VC_BYTE, 0, 1, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(st.bytes, 5);
+    free(a);
+    free(b);
+}
+
+static int init_singleton(void)
+{
+    /* make sure no launcher variables leak in from the harness */
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_SERVER_URI41");
+    unsetenv("PMIX_SERVER_URI4");
+    unsetenv("PMIX_SERVER_URI3");
+    unsetenv("PMIX_SERVER_URI2");
+    unsetenv("PMIX_SERVER_URI21");
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("SLURM_STEP_NUM_TASKS");
+    unsetenv("SLURM_NTASKS");
+    return vc_init(NULL, NULL) == VC_SUCCESS ? 0 : -1;
+}
+
+static int fini_singleton(void)
+{
+    return vc_finalize() == VC_SUCCESS ? 0 : -1;
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("core", NULL, NULL);
+    CU_add_test(s, "config defaults", test_config_defaults);
+    CU_add_test(s, "config values", test_config_values);
+    CU_add_test(s, "config errors name the variable", test_config_errors);
+    CU_add_test(s, "config table", test_config_describe);
+    CU_add_test(s, "foreign launcher detection", test_launcher_detect);
+    CU_add_test(s, "shm ring", test_ring);
+    CU_add_test(s, "dtype sizes and op checks", test_dtype);
+    CU_add_test(s, "strerror", test_strerror);
+    CU_add_test(s, "calls before vc_init", test_not_initialized);
+    CU_pSuite j = CU_add_suite("singleton", init_singleton, fini_singleton);
+    CU_add_test(j, "argument validation", test_singleton_validation);
+    CU_add_test(j, "matching, ordering, truncation", test_singleton_matching);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
