@@ -1,23 +1,47 @@
 /*
  * select.c -- which algorithm "auto" means, by communicator size and message
- * bytes (allgather: bytes per rank).
+ * bytes (allgather: bytes per rank). VCOLL_<COLL>_ALG overrides.
  *
- * PROVISIONAL thresholds (MPICH-like defaults) until measured on shm here;
- * see the table in the comment of each function and the coll report.
+ * Measured on the dev box (2 cores, shm, best of 5 x N iterations of
+ * back-to-back calls, max over ranks; the box was shared and loaded, so
+ * only large ratios were trusted). Times in us:
+ *
+ *   allreduce np=2   8B    2K    32K   128K  512K   1M
+ *     rec.doubling   0.36  4.2   4.5   11    43     124-151
+ *     rabenseifner   0.66  8.0   8.1   21    60
+ *     ring           0.64  2.8   8.0   20    60
+ *   allreduce np=3 512K: rabenseifner 176, ring 197, rec.doubling 399
+ *              np=3 2M: rabenseifner 1594, ring 2272, rec.doubling 4370
+ *   allreduce np=4 128K: rabenseifner 85, rec.doubling 166, ring 202
+ *   bcast np=3/4: binomial beat scatter_allgather at every size up to 2M
+ *     (np=4 512K: 87 vs 1806) -- few ranks, and oversubscribed ranks pay
+ *     per round, so the ring's p-1 rounds cost more than they save.
+ *   reduce np=3/4: binomial beat rsag at every size up to 2M
+ *     (np=4 512K: 165 vs 242).
+ *   allgather np=3/4: ring ~= recursive doubling (Bruck) for small blocks,
+ *     ring clearly faster from 32K per rank (np=3 128K: 58 vs 312).
+ *
+ * Beyond 8 ranks nothing could be measured here; those rows follow the
+ * usual MPICH-style crossovers (marked "unmeasured").
  */
 #include "sched.h"
 
-/* allreduce: recursive doubling while latency dominates; Rabenseifner for
-   medium; ring for large vectors (bandwidth optimal, no pof2 folding). */
-#define ALLREDUCE_RD_MAX     2048u
-#define ALLREDUCE_RING_MIN   (512u * 1024u)
-/* bcast: binomial for small messages or few ranks */
-#define BCAST_BINOMIAL_MAX   12288u
-#define BCAST_MIN_RANKS      8
-/* reduce: binomial below this, reduce-scatter + gather above */
-#define REDUCE_BINOMIAL_MAX  2048u
-/* allgather: recursive doubling / Bruck while the total stays small */
-#define ALLGATHER_RD_TOTAL_MAX (80u * 1024u)
+/* allreduce: recursive doubling while latency dominates (and always at
+   np=2, where it is one exchange); Rabenseifner above; ring only for big
+   vectors on many non-power-of-two ranks (unmeasured) where Rabenseifner's
+   fold adds a full-vector transfer. */
+#define ALLREDUCE_RD_MAX        8192u
+#define ALLREDUCE_RING_MIN      (1u << 20)
+#define ALLREDUCE_RING_MIN_RANKS 9
+/* bcast: binomial unless many ranks and a big message (unmeasured) */
+#define BCAST_SAG_MIN_RANKS     16
+#define BCAST_SAG_MIN_BYTES     (128u * 1024u)
+/* reduce: binomial unless many ranks and a big message (unmeasured) */
+#define REDUCE_RSAG_MIN_RANKS   16
+#define REDUCE_RSAG_MIN_BYTES   (64u * 1024u)
+/* allgather: recursive doubling / Bruck while blocks are small */
+#define ALLGATHER_RD_MAX_BLOCK  (16u * 1024u)
+#define ALLGATHER_RD_MAX_TOTAL  (256u * 1024u)
 
 int coll_select(int kind, int size, size_t bytes, size_t count)
 {
@@ -25,23 +49,26 @@ int coll_select(int kind, int size, size_t bytes, size_t count)
 
     switch (kind) {
     case COLL_BARRIER:
-        return 1;
+        return 1;                        /* dissemination */
     case COLL_BCAST:
-        if (bytes <= BCAST_BINOMIAL_MAX || size < BCAST_MIN_RANKS)
-            return 1;                    /* binomial */
-        return 2;                        /* scatter_allgather */
+        if (size >= BCAST_SAG_MIN_RANKS && bytes >= BCAST_SAG_MIN_BYTES)
+            return 2;                    /* scatter_allgather */
+        return 1;                        /* binomial */
     case COLL_REDUCE:
-        if (bytes <= REDUCE_BINOMIAL_MAX || count < (size_t)pof2)
-            return 1;                    /* binomial */
-        return 2;                        /* rsag */
+        if (size >= REDUCE_RSAG_MIN_RANKS && bytes >= REDUCE_RSAG_MIN_BYTES &&
+            count >= (size_t)pof2)
+            return 2;                    /* rsag */
+        return 1;                        /* binomial */
     case COLL_ALLREDUCE:
-        if (bytes <= ALLREDUCE_RD_MAX || count < (size_t)pof2 || size == 1)
+        if (size <= 2 || bytes <= ALLREDUCE_RD_MAX || count < (size_t)pof2)
             return 1;                    /* recursive_doubling */
-        if (bytes >= ALLREDUCE_RING_MIN && size > 2)
+        if (bytes >= ALLREDUCE_RING_MIN && size >= ALLREDUCE_RING_MIN_RANKS &&
+            size != pof2)
             return 3;                    /* ring */
         return 2;                        /* rabenseifner */
     case COLL_ALLGATHER:
-        if (bytes * (size_t)size <= ALLGATHER_RD_TOTAL_MAX)
+        if (bytes <= ALLGATHER_RD_MAX_BLOCK &&
+            bytes * (size_t)size <= ALLGATHER_RD_MAX_TOTAL)
             return 2;                    /* recursive_doubling (Bruck) */
         return 1;                        /* ring */
     }

@@ -57,7 +57,7 @@ for list in "$srcdir"/test/mp/*.list; do
             [ "$np" -gt "$npmax" ] && continue
             log=$logdir/$prog.$np.$pass.$fail.log
             t0=$(date +%s.%N)
-            launch "$np" ${envs[@]+"${envs[@]}"} -- "$exe" > "$log" 2>&1
+            launch "$np" ${envs[@]+"${envs[@]}"} -- "$exe" > "$log" 2>&1 < /dev/null
             rc=$?
             dt=$(printf '%.2f' "$(echo "$(date +%s.%N) - $t0" | bc)")
             label="$launcher np=$np $prog${rest:+ ($rest)}"
