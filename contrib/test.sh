@@ -74,7 +74,7 @@ stage "build + make check" check_in "$build"
 stage "install + pkg-config build of the examples" install_check
 if [ $san -eq 1 ]; then
     stage "ASan+UBSan build + make check" env ASAN_OPTIONS=detect_leaks=0 \
-        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 VCOLL_SKIP_SLOW=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 MP_NP_MAX=4 \
         check_in "$sbuild" --enable-sanitizers
 fi
 if [ $vm -eq 1 ]; then

@@ -7,20 +7,22 @@
 #include "core/config.h"
 #include "sched.h"
 
-const char *const cfg_barrier_algs[] = {"auto", "dissemination", NULL};
+const char *const cfg_barrier_algs[] = {"auto", "dissemination", "linear", NULL};
 const char *const cfg_bcast_algs[] = {"auto", "binomial", "scatter_allgather", NULL};
 const char *const cfg_reduce_algs[] = {"auto", "binomial", "rsag", NULL};
 const char *const cfg_allreduce_algs[] = {"auto", "recursive_doubling",
-                                          "rabenseifner", "ring", NULL};
+                                          "rabenseifner", "ring", "linear", NULL};
 const char *const cfg_allgather_algs[] = {"auto", "ring", "recursive_doubling", NULL};
 
-static const coll_build_fn barrier_b[] = {NULL, coll_barrier_dissemination};
+static const coll_build_fn barrier_b[] = {NULL, coll_barrier_dissemination,
+                                          coll_barrier_linear};
 static const coll_build_fn bcast_b[] = {NULL, coll_bcast_binomial,
                                         coll_bcast_scatter_allgather};
 static const coll_build_fn reduce_b[] = {NULL, coll_reduce_binomial, coll_reduce_rsag};
 static const coll_build_fn allreduce_b[] = {NULL, coll_allreduce_recursive_doubling,
                                             coll_allreduce_rabenseifner,
-                                            coll_allreduce_ring};
+                                            coll_allreduce_ring,
+                                            coll_allreduce_linear};
 static const coll_build_fn allgather_b[] = {NULL, coll_allgather_ring,
                                             coll_allgather_recursive_doubling};
 

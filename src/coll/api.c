@@ -8,7 +8,9 @@
  * allreduce does no malloc and no schedule building. Non-blocking calls own
  * a fresh schedule and scratch (several may be in flight at once).
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "coll.h"
 #include "core/ctx.h"
@@ -32,7 +34,15 @@ typedef struct coll_comm {
        tombstones so a stale handle reads COMM_FREED, not freed memory) */
     struct vc_comm **made;
     int nmade, capmade;
+    int oversub;        /* some node has more ranks than cores (agreed) */
 } coll_comm_t;
+
+/* More ranks on this node than online cores? */
+static int node_oversubscribed(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 && vc_ctx.boot.local_size > online;
+}
 
 int coll_comm_init(struct vc_comm *c)
 {
@@ -40,6 +50,25 @@ int coll_comm_init(struct vc_comm *c)
     if (!cc)
         return VC_ERR_NOMEM;
     c->coll_priv = cc;
+    if (c != VC_COMM_WORLD) {
+        coll_comm_t *w = VC_COMM_WORLD->coll_priv;
+        cc->oversub = w ? w->oversub : 0;
+        return VC_SUCCESS;
+    }
+    /* Algorithm choice must be the same on every rank, and nodes may differ
+       (3 ranks here, 1 there): agree on the flag once, with oversub = 0
+       everywhere while doing so. */
+    int32_t mine = node_oversubscribed(), any = 0;
+    if (c->size > 1) {
+        int rc = coll_run(COLL_ALLREDUCE, c, &mine, &any, 1, VC_INT32, VC_MAX, 0, NULL);
+        if (rc) {
+            coll_comm_fini(c);
+            return rc;
+        }
+    } else {
+        any = mine;
+    }
+    cc->oversub = any;
     return VC_SUCCESS;
 }
 
@@ -130,12 +159,13 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         count = 0;
     }
     if (!alg)
-        alg = coll_select(kind, comm->size, count * esize, count);
-    coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
+        alg = coll_select(kind, comm->size, count * esize, count,
+                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0);
     int tag = coll_next_tag(comm);
 
     if (req) {
         coll_sched_t s;
+        coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         sched_init(&s, &a);
         if ((rc = coll_builders[kind][alg](&a, &s))) {
             sched_free(&s);
@@ -156,13 +186,16 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
             return rc;
         cc = comm->coll_priv;
     }
+    /* the cache key is checked on the raw arguments: a hit costs a few
+       compares, no argument struct, no building */
     coll_cache_t *ce = &cc->cache[kind];
     if (!ce->valid || ce->alg != alg || ce->count != count || ce->dt != (int)dt ||
         ce->op != (int)op || ce->root != root || ce->inplace != inplace) {
         ce->valid = 0;
         LOG_DEBUG("coll: %s on comm ctx %u (size %d): %s, count %zu",
-                  kind_names[kind], comm->ctx,
-                  comm->size, coll_alg_names[kind][alg], count);
+                  kind_names[kind], comm->ctx, comm->size,
+                  coll_alg_names[kind][alg], count);
+        coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         sched_reset(&ce->s, &a);
         if ((rc = coll_builders[kind][alg](&a, &ce->s)))
             return rc;

@@ -3,9 +3,9 @@
 libvcoll_int_la_SOURCES += \
 	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
 	src/coll/algs.c src/coll/select.c src/coll/api.c src/coll/comm_split.c \
-	src/coll/barrier_dissemination.c \
+	src/coll/barrier_dissemination.c src/coll/barrier_linear.c \
 	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \
 	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \
 	src/coll/allreduce_recursive_doubling.c src/coll/allreduce_rabenseifner.c \
-	src/coll/allreduce_ring.c \
+	src/coll/allreduce_ring.c src/coll/allreduce_linear.c \
 	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c

@@ -112,6 +112,7 @@ int coll_pof2_floor(int n);
 
 /* ---- algorithms: one file each ---- */
 int coll_barrier_dissemination(const coll_args_t *a, coll_sched_t *s);
+int coll_barrier_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_bcast_binomial(const coll_args_t *a, coll_sched_t *s);
 int coll_bcast_scatter_allgather(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_binomial(const coll_args_t *a, coll_sched_t *s);
@@ -119,6 +120,7 @@ int coll_reduce_rsag(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_allreduce_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 
@@ -128,7 +130,9 @@ extern const coll_build_fn *const coll_builders[COLL_NKINDS];
 extern const char *const *const coll_alg_names[COLL_NKINDS];
 int coll_nalgs(int kind);   /* entries including "auto" */
 
-/* ---- selection (select.c): algorithm index (>= 1) for auto ---- */
-int coll_select(int kind, int size, size_t bytes, size_t count);
+/* ---- selection (select.c): algorithm index (>= 1) for auto ----
+ * oversub: ranks outnumber cores on some node (agreed by all ranks, so
+ * every rank picks the same algorithm). */
+int coll_select(int kind, int size, size_t bytes, size_t count, int oversub);
 
 #endif

@@ -18,12 +18,10 @@
 
 struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1};
 
-/* Provided by src/coll (per-communicator collective state). */
-/* Weak until their layers are linked in: a missing one is reported, not a link error. */
-int coll_comm_init(struct vc_comm *c) __attribute__((weak));
-void coll_comm_fini(struct vc_comm *c) __attribute__((weak));
-int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
-int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers) __attribute__((weak));
+/* Per-communicator collective state (src/coll). init.c orchestrates the
+ * layers, so it is the one place that knows about all of them. */
+int coll_comm_init(struct vc_comm *c);
+void coll_comm_fini(struct vc_comm *c);
 
 static const char *getenv_c(const char *n) { return getenv(n); }
 
@@ -111,10 +109,6 @@ static int open_transports(struct vc_ctx *c)
     if (want_shm && (rc = net_shm_open(c, &up, &c->shm)))
         return rc;
     if (want_rc) {
-        if (!net_rc_open) {
-            LOG_ERR("the verbs RC transport is not built into this library");
-            return VC_ERR_UNSUPPORTED;
-        }
         if ((rc = net_rc_open(c, &up, &c->rc)))
             return rc;
     }
@@ -205,7 +199,7 @@ int vc_init(int *argc, char ***argv)
     w->size = c->size;
     c->next_ctx = 2;
     c->initialized = 1;
-    if (coll_comm_init && (rc = coll_comm_init(w))) {
+    if ((rc = coll_comm_init(w))) {
         c->initialized = 0;
         teardown(c);
         boot_finalize();
@@ -231,8 +225,7 @@ int vc_finalize(void)
     /* finalize is collective: no peer may still be reading our memory */
     if (c->size > 1 && c->dead_peer < 0)
         rc = boot_fence(0);
-    if (coll_comm_fini)
-        coll_comm_fini(&vc_comm_world_obj);
+    coll_comm_fini(&vc_comm_world_obj);
     vc_comm_world_obj.magic = COMM_FREED;
     teardown(c);
     int brc = boot_finalize();

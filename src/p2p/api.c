@@ -87,8 +87,15 @@ int vc_irecv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
 int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
             vc_comm_t comm)
 {
+    size_t bytes;
+    int rc = check_send(buf, count, dtype, dest, tag, comm, &bytes);
+    if (rc)
+        return rc;
+    rc = p2p_send_fast(buf, bytes, dest, tag, comm);
+    if (rc != NET_AGAIN)
+        return rc;
     struct vc_request *r;
-    int rc = vc_isend(buf, count, dtype, dest, tag, comm, &r);
+    rc = p2p_isend(buf, bytes, dest, tag, comm, 0, &r);
     return rc ? rc : complete(r, NULL);
 }
 

@@ -9,7 +9,7 @@ set -u
 launcher=mpirun
 builddir=${builddir:-.}
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-npmax=8
+npmax=${MP_NP_MAX:-8}
 only=
 tmo=${MP_TIMEOUT:-180}
 while [ $# -gt 0 ]; do

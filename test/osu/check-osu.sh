@@ -77,8 +77,12 @@ run_one() {
     case " $* " in *" -f "*) full=1 ;; esac
     out=$tmp/$lib-$bench-$full.out
     err=$tmp/$lib-$bench-$full.err
-    timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe --mca oob_tcp_if_include lo \
-        -np $NP "$prog" -m 1:1024 -i $ITERS -x 2 "$@" >"$out" 2>"$err"
+    if [ "$lib" = mpich ]; then
+        timeout 120 mpiexec.hydra -n $NP "$prog" -m 1:1024 -i $ITERS -x 2 "$@" >"$out" 2>"$err"
+    else
+        timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe --mca oob_tcp_if_include lo \
+            -np $NP "$prog" -m 1:1024 -i $ITERS -x 2 "$@" >"$out" 2>"$err"
+    fi
     rc=$?
     what="$lib osu_$bench${1:+ $*}"
     if [ $rc -eq 3 ]; then
@@ -116,8 +120,12 @@ for b in allreduce barrier; do
     [ -x "$osudir/vcoll_osu_$b" ] && run_one vcoll "$osudir/vcoll_osu_$b" "$b" -f
 done
 
-for mpi in openmpi; do
+for mpi in openmpi mpich; do
     [ -x "$osudir/$mpi/mpi_osu_latency" ] || continue
+    if [ $mpi = mpich ] && ! command -v mpiexec.hydra >/dev/null 2>&1; then
+        echo "note: MPICH builds present but no mpiexec.hydra; not run"
+        continue
+    fi
     for b in $BENCHES; do
         run_one "$mpi" "$osudir/$mpi/mpi_osu_$b" "$b"
     done

@@ -783,13 +783,19 @@ static void test_select(void)
     size_t bytes[] = {0, 1, 8, 1024, 4096, 65536, 1 << 20, (size_t)1 << 30};
     for (int kind = 0; kind < COLL_NKINDS; kind++)
         for (int p = 1; p <= 1024; p = p * 2 + 1)
-            for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++) {
-                int a = coll_select(kind, p, bytes[b], bytes[b] / 4);
-                CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
-            }
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 4);
+            for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
+                for (int ov = 0; ov < 2; ov++) {
+                    int a = coll_select(kind, p, bytes[b], bytes[b] / 4, ov);
+                    CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
+                }
+    /* names and builders line up */
+    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 5);
     CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[3], "ring");
-    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[4]);
+    CU_ASSERT_STRING_EQUAL(cfg_barrier_algs[1], "dissemination");
+    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[5]);
+    /* np=2 small allreduce is one exchange: recursive doubling */
+    CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 2, 8, 2, 0), 1);
+    CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 8, 8, 2, 1), 4);
 }
 
 /* ------------------------------------------------------------------ */
