@@ -67,7 +67,7 @@ install_check() {
     rm -rf "$prefix" "$ex"
 }
 
-stage "dependencies" env VCOLL_EXTRA_PKGS="mpich" "$top/contrib/deps.sh" || exit 1
+stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev" "$top/contrib/deps.sh" || exit 1
 [ $slurm -eq 1 ] && stage "single-node Slurm" "$top/contrib/slurm-local.sh" start
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
 stage "build + make check" check_in "$build"

@@ -44,12 +44,20 @@ static int node_oversubscribed(void)
     return online > 0 && vc_ctx.boot.local_size > online;
 }
 
-int coll_comm_init(struct vc_comm *c)
+/* state only, no communication (also the lazy path if core never called
+   coll_comm_init) */
+static coll_comm_t *priv_alloc(struct vc_comm *c)
 {
     coll_comm_t *cc = calloc(1, sizeof *cc);
+    c->coll_priv = cc;
+    return cc;
+}
+
+int coll_comm_init(struct vc_comm *c)
+{
+    coll_comm_t *cc = priv_alloc(c);
     if (!cc)
         return VC_ERR_NOMEM;
-    c->coll_priv = cc;
     if (c != VC_COMM_WORLD) {
         coll_comm_t *w = VC_COMM_WORLD->coll_priv;
         cc->oversub = w ? w->oversub : 0;
@@ -105,9 +113,8 @@ void coll_comm_fini(struct vc_comm *c)
 int coll_comm_register(struct vc_comm *c)
 {
     coll_comm_t *w = VC_COMM_WORLD->coll_priv;
-    if (!w && coll_comm_init(VC_COMM_WORLD))
+    if (!w && !(w = priv_alloc(VC_COMM_WORLD)))
         return VC_ERR_NOMEM;
-    w = VC_COMM_WORLD->coll_priv;
     if (w->nmade == w->capmade) {
         int n = w->capmade ? 2 * w->capmade : 8;
         struct vc_comm **m = realloc(w->made, (size_t)n * sizeof *m);
@@ -181,11 +188,8 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     }
 
     coll_comm_t *cc = comm->coll_priv;
-    if (!cc) {
-        if ((rc = coll_comm_init(comm)))
-            return rc;
-        cc = comm->coll_priv;
-    }
+    if (!cc && !(cc = priv_alloc(comm)))
+        return VC_ERR_NOMEM;
     /* the cache key is checked on the raw arguments: a hit costs a few
        compares, no argument struct, no building */
     coll_cache_t *ce = &cc->cache[kind];

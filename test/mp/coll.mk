@@ -2,4 +2,3 @@
 check_PROGRAMS += test/mp/mp_coll
 test_mp_mp_coll_SOURCES = test/mp/mp_coll.c
 test_mp_mp_coll_LDADD = libvcoll.la
-EXTRA_DIST += test/mp/coll.list

@@ -49,7 +49,7 @@ export TMPDIR=/run
   || echo "$PROG: warning: no verbs devices here (not inside the SoftRoCE guest?)" >&2
 
 LOGDIR=$(mktemp -d "$TMPDIR/vcoll-suite.XXXXXX")
-PASSED=0 FAILED=0 FAILS=()
+PASSED=0 FAILED=0 FAILS=() LISTRUNS=0
 
 # $1 = label, rest = command; output kept in a log, shown on failure (or -v).
 run_one() {
@@ -103,6 +103,7 @@ for net in ${NETS//,/ }; do
       for e in $envs; do xs+=(-x "$e"); done
       for np in ${nplist//,/ }; do
         in_list "$np" "$NPS" || continue
+        LISTRUNS=$((LISTRUNS + 1))
         label="${prog} np=$np net=$net${HCA:+ hca=$HCA}${envs:+ $envs}"
         if ! exe=$(find_prog "$prog"); then
           FAILED=$((FAILED + 1)); FAILS+=("$label")
@@ -122,5 +123,5 @@ if ((FAILED)); then
   printf 'failed: %s\n' "${FAILS[@]}"
   exit 1
 fi
-((PASSED)) || { echo "$PROG: nothing ran (no list entry matched --np $NPS)"; exit 1; }
+((LISTRUNS)) || { echo "$PROG: no test program ran (no list entry matched --np $NPS)"; exit 1; }
 exit 0

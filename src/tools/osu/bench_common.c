@@ -17,7 +17,7 @@
 /* Under a launcher every rank parses the same options; only one should talk. */
 static int launcher_rank0(void)
 {
-    static const char *vars[] = { "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+    static const char *const vars[] = { "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
                                   "SLURM_PROCID" };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i]);

@@ -1,0 +1,53 @@
+/*
+ * config.h -- every VCOLL_* environment variable, parsed in one place
+ * (config.c holds the table: name, default, allowed values, help text).
+ * vcoll_info --config prints the same table.
+ */
+#ifndef VC_CONFIG_H
+#define VC_CONFIG_H
+
+#include <stddef.h>
+
+enum { CFG_NET_AUTO, CFG_NET_SHM, CFG_NET_RC, CFG_NET_UD };
+enum { CFG_LOG_ERROR, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
+enum { CFG_CMA_AUTO, CFG_CMA_OFF, CFG_CMA_ON };
+
+typedef struct vc_config {
+    int net;                 /* VCOLL_NET */
+    size_t eager_limit;      /* VCOLL_EAGER_LIMIT (bytes) */
+    int log_level;           /* VCOLL_LOG */
+    int shm_cma;             /* VCOLL_SHM_CMA */
+    int shm_cells;           /* VCOLL_SHM_CELLS: cells per sender->receiver ring */
+    int spin;                /* VCOLL_SPIN: empty polls before yielding */
+    double peer_check;       /* VCOLL_PEER_CHECK: seconds between liveness checks */
+    /* verbs */
+    char hca[256];           /* VCOLL_HCA: "" = choose with hwloc */
+    int gid_index;           /* VCOLL_GID_INDEX: -1 = choose */
+    int rc_max_peers;        /* VCOLL_RC_MAX_PEERS */
+    int ib_timeout;          /* VCOLL_IB_TIMEOUT (4.096us * 2^x) */
+    int ib_retry;            /* VCOLL_IB_RETRY */
+    int ib_rnr_retry;        /* VCOLL_IB_RNR_RETRY */
+    int ib_rx_depth;         /* VCOLL_IB_RX_DEPTH: receive buffers per QP/SRQ */
+    int ib_tx_depth;         /* VCOLL_IB_TX_DEPTH: send queue depth per QP */
+    /* collectives: index into the algorithm name lists (0 = auto) */
+    int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
+} vc_config_t;
+
+/* Algorithm names, index 0 is always "auto"; NULL-terminated. */
+extern const char *const cfg_barrier_algs[];
+extern const char *const cfg_bcast_algs[];
+extern const char *const cfg_reduce_algs[];
+extern const char *const cfg_allreduce_algs[];
+extern const char *const cfg_allgather_algs[];
+
+/* Parse from an environment lookup function (getenv, or a test's fake).
+ * On a bad value: returns VC_ERR_ARG and writes a message naming the
+ * variable into err (errlen bytes). */
+int cfg_parse(vc_config_t *cfg, const char *(*getenv_fn)(const char *),
+              char *err, size_t errlen);
+
+/* For vcoll_info: iterate the table. Returns 0 past the end. */
+int cfg_describe(int i, const char **name, const char **deflt,
+                 const char **help);
+
+#endif
