@@ -34,7 +34,20 @@
 #define RC_IMM_CREDIT_ONLY 0x80000000u    /* no payload, only returns credits */
 #define RC_IMM_CREDIT_MASK 0x0000ffffu
 #define RC_MAX_CREDITS     4096           /* fits the 16-bit immediate field */
-#define RC_GET_CHUNK_CAP   (1u << 20)     /* split READs: fairness + max_msg_sz */
+/* RDMA READ pacing. A READ is answered by one response packet per path MTU,
+   and a responder sends them back to back with no flow control of its own
+   (rxe: read responses bypass the requester-side skb throttle that SENDs and
+   WRITEs get). Large windows therefore arrive as bursts of thousands of
+   packets; rxe over a real netdev drops most of them (veth backlog, "Failed
+   sending ACK"), every retry re-requests the whole window, and the transfer
+   livelocks: 16 x 1 MiB READs in flight across two rxe devices never
+   completed, 4 x 64 KiB ran at WRITE speed. So a chunk is a bounded number of
+   MTU packets, and few chunks are in flight per peer and per process; that
+   still covers the bandwidth-delay product of real fabrics many times. */
+#define RC_GET_CHUNK_PKTS  64             /* packets per READ chunk */
+#define RC_GET_CHUNK_CAP   (1u << 20)     /* and never more bytes than this */
+#define RC_GET_PEER_WINDOW 4              /* READ chunks in flight per peer */
+#define RC_GET_WINDOW      8              /* ... and per process */
 #define RC_POLL_BATCH      32
 
 /* Endpoint blob published with boot_put(RC_BLOB_KEY). */
@@ -92,6 +105,8 @@ typedef struct rc_peer {
     int owed;                 /* peer buffers I reposted but not yet reported */
     int sq_free;              /* free send-queue slots */
     int rd_atom;              /* initiator depth agreed with the peer */
+    int rd_inflight;          /* READ WRs posted, not yet completed */
+    size_t get_chunk;         /* READ chunk bytes (path MTU based) */
 } rc_peer_t;
 
 typedef struct rc_net {
@@ -135,6 +150,7 @@ typedef struct rc_net {
 
     rc_get_t *get_head, *get_tail;   /* gets with chunks still to post */
     rc_get_t *live;           /* every get not yet reported done */
+    int rd_inflight;          /* READ WRs in flight, all peers */
     int credit_pending;       /* some peer owes credits but could not post */
     int in_progress;          /* guards against re-entry from upcalls */
 } rc_net_t;

@@ -112,6 +112,10 @@ static void on_send(rc_net_t *r, struct ibv_wc *wc)
     rc_op_t o = r->op[i];
     rc_op_release(r, i);
     r->peer[o.peer].sq_free++;
+    if (o.kind == RC_OP_READ) {
+        r->peer[o.peer].rd_inflight--;
+        r->rd_inflight--;
+    }
     if (wc->status != IBV_WC_SUCCESS) {
         static const char *const names[] = { "?", "send", "credit return", "RDMA read" };
         rc_peer_fail(r, o.peer, names[o.kind], wc, NULL);

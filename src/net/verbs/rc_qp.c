@@ -90,7 +90,9 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
 
     memset(&a, 0, sizeof a);
     a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = h->mtu < r->port.active_mtu ? (enum ibv_mtu)h->mtu : r->port.active_mtu;
+    enum ibv_mtu a_mtu = h->mtu < r->port.active_mtu ? (enum ibv_mtu)h->mtu
+                                                      : r->port.active_mtu;
+    a.path_mtu = a_mtu;
     a.dest_qp_num = q->qpn;
     a.rq_psn = q->psn;
     a.max_dest_rd_atomic = (uint8_t)r->rd_atom;
@@ -130,6 +132,13 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
                 strerror(errno));
         return VC_ERR_TRANSPORT;
     }
+    /* READ chunk: a bounded burst of response packets (see rc.h) */
+    size_t chunk = (size_t)RC_GET_CHUNK_PKTS * (size_t)net_vdev_mtu_bytes(a_mtu);
+    if (chunk == 0 || chunk > RC_GET_CHUNK_CAP)
+        chunk = RC_GET_CHUNK_CAP;
+    if (r->port.max_msg_sz && chunk > r->port.max_msg_sz)
+        chunk = r->port.max_msg_sz;
+    p->get_chunk = chunk;
     p->credits = (int)h->credits;
     p->connected = 1;
     return VC_SUCCESS;

@@ -113,9 +113,13 @@ static void get_finish(rc_net_t *r, rc_get_t *g)
 static void get_post(rc_net_t *r, rc_get_t *g)
 {
     rc_peer_t *p = &r->peer[g->peer];
-    size_t maxc = r->port.max_msg_sz && r->port.max_msg_sz < RC_GET_CHUNK_CAP
-        ? r->port.max_msg_sz : RC_GET_CHUNK_CAP;
-    while (g->status == VC_SUCCESS && g->posted < g->len && p->sq_free > 0) {
+    size_t maxc = p->get_chunk ? p->get_chunk : RC_GET_CHUNK_CAP;
+    int pwin = p->rd_atom < RC_GET_PEER_WINDOW ? p->rd_atom : RC_GET_PEER_WINDOW;
+    if (pwin < 1)
+        pwin = 1;
+    /* the windows bound the READ response bursts (see rc.h) */
+    while (g->status == VC_SUCCESS && g->posted < g->len && p->sq_free > 0 &&
+           p->rd_inflight < pwin && r->rd_inflight < RC_GET_WINDOW) {
         int op = rc_op_alloc(r);
         if (op < 0)
             break;
@@ -146,6 +150,8 @@ static void get_post(rc_net_t *r, rc_get_t *g)
             break;
         }
         p->sq_free--;
+        p->rd_inflight++;
+        r->rd_inflight++;
         g->inflight++;
         g->posted += chunk;
     }
@@ -185,7 +191,10 @@ int rc_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
     g->cookie = cookie;
     g->status = VC_SUCCESS;
 
-    get_post(r, g);
+    /* first come, first served: older gets waiting for a window slot go
+       first (rc_get_post_pending, from progress) */
+    if (!r->get_head)
+        get_post(r, g);
     if (g->status != VC_SUCCESS && g->inflight == 0) {
         int st = g->status;
         ibv_dereg_mr(g->mr);
