@@ -65,7 +65,7 @@ install_check() {
     # the static library links too
     cc -o "$ex/hello_static" "$ex/hello.c" -I"$prefix/include" "$prefix/lib/libvcoll.a" \
         $(pkg-config --libs pmix hwloc libibverbs) -lpthread -lm || return 1
-    rm -rf "$prefix" "$ex"
+    rm -rf "$prefix" "$prefix.log" "$ex"
 }
 
 san_check() (   # a subshell, so the sanitizer settings stay here
