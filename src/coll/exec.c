@@ -39,7 +39,7 @@ typedef struct coll_exec {
    still have to complete; the error is returned and nothing more posted. */
 static int post_round(const coll_sched_t *s, unsigned char *const *base, int round,
                       struct vc_comm *comm, int tag, struct vc_request **req,
-                      int *nreq)
+                      int *nreq, int blocking)
 {
     int b = s->round[round], e = s->round[round + 1], n = 0, rc = VC_SUCCESS;
     for (int i = b; i < e && !rc; i++) {
@@ -50,9 +50,14 @@ static int post_round(const coll_sched_t *s, unsigned char *const *base, int rou
     }
     for (int i = b; i < e && !rc; i++) {
         const coll_step_t *st = &s->steps[i];
-        if (st->kind == STEP_SEND)
-            rc = p2p_isend(base[st->abuf] + st->aoff, st->bytes, st->peer, tag,
-                           comm, 1, &req[n++]);
+        if (st->kind != STEP_SEND)
+            continue;
+        /* a blocking collective's small sends usually fit in the transport
+           right away: no request to allocate, wait on and free */
+        if (blocking && p2p_send_fast(base[st->abuf] + st->aoff, st->bytes, st->peer, tag,
+                                      comm, 1) == VC_SUCCESS)
+            continue;
+        rc = p2p_isend(base[st->abuf] + st->aoff, st->bytes, st->peer, tag, comm, 1, &req[n++]);
     }
     if (rc)
         n--;            /* the failed call produced no request */
@@ -107,7 +112,7 @@ int coll_exec_blocking(const coll_sched_t *s, void *const base_in[COLL_NBUF],
     }
     for (int rd = 0; rd < s->nrounds; rd++) {
         int n = 0;
-        err = post_round(s, base, rd, comm, tag, req, &n);
+        err = post_round(s, base, rd, comm, tag, req, &n, 1);
         if (n) {
             p2p_waitall(n, req);
             int e = reap(req, n);
@@ -167,7 +172,7 @@ static int exec_advance(struct vc_request *r)
         }
         if (x->round >= x->s.nrounds || x->err)
             break;
-        int e = post_round(&x->s, x->base, x->round, x->comm, x->tag, x->req, &x->nreq);
+        int e = post_round(&x->s, x->base, x->round, x->comm, x->tag, x->req, &x->nreq, 0);
         if (e) {
             x->err = e;
             if (x->nreq)

@@ -194,13 +194,15 @@ void p2p_on_peer_failed(void *arg, int peer, const char *why)
 
 /* Blocking eager send with room in the transport: no request object, one
  * copy into the ring. Returns NET_AGAIN when the general path must run. */
-int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm)
+int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
+                  int ctx_off)
 {
     int wdest = comm_world_rank(comm, dest);
     net_t *n = vc_ctx.net_of[wdest];
     if (bytes > eager_max(n) || vc_ctx.p2p->pend_count[wdest])
         return NET_AGAIN;
-    p2p_hdr_t h = {.type = P2P_EAGER, .ctx = comm->ctx, .src = comm->rank, .tag = tag, .len = bytes};
+    p2p_hdr_t h = {.type = P2P_EAGER, .ctx = comm->ctx + (uint32_t)ctx_off, .src = comm->rank,
+                   .tag = tag, .len = bytes};
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, bytes}};
     return n->ops->send(n, wdest, iov, bytes ? 2 : 1);
 }

@@ -13,7 +13,8 @@
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag,
               struct vc_comm *comm, int ctx_off, struct vc_request **out);
 /* blocking eager send without a request; NET_AGAIN = use p2p_isend */
-int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm);
+int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
+                  int ctx_off);
 int p2p_irecv(void *buf, size_t bytes, int source, int tag,
               struct vc_comm *comm, int ctx_off, struct vc_request **out);
 
