@@ -49,7 +49,7 @@ static const cfg_entry_t table[] = {
     {"VCOLL_GID_INDEX", T_INT, F(gid_index), "-1", NULL, -1, 65535,
      "RoCE GID index; -1 = prefer RoCE v2 IPv4-mapped"},
     {"VCOLL_RC_MAX_PEERS", T_INT, F(rc_max_peers), "4096", NULL, 0, 1 << 24,
-     "more remote peers than this: use UD instead of an RC mesh"},
+     "most remote peers an RC mesh connects; beyond it vc_init fails (UD is not built yet)"},
     {"VCOLL_IB_TIMEOUT", T_INT, F(ib_timeout), "14", NULL, 1, 31,
      "RC local ACK timeout exponent (4.096us * 2^x)"},
     {"VCOLL_IB_RETRY", T_INT, F(ib_retry), "7", NULL, 0, 7,
@@ -191,5 +191,15 @@ int cfg_describe(int i, const char **name, const char **deflt, const char **help
     *name = table[i].name;
     *deflt = table[i].deflt;
     *help = table[i].help;
+    return 1;
+}
+
+int cfg_values(int i, char *buf, size_t len)
+{
+    if (i < 0 || (size_t)i >= NENTRIES || !len)
+        return 0;
+    buf[0] = 0;
+    if (table[i].type == T_ENUM || table[i].type == T_ALG)
+        list_names(table[i].names, buf, len);
     return 1;
 }

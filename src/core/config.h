@@ -50,4 +50,7 @@ int cfg_parse(vc_config_t *cfg, const char *(*getenv_fn)(const char *),
 int cfg_describe(int i, const char **name, const char **deflt,
                  const char **help);
 
+/* Allowed values of table entry i as "a|b|c" ("" for free-form values). */
+int cfg_values(int i, char *buf, size_t len);
+
 #endif

@@ -121,6 +121,9 @@ static void show_config(void)
         printf("  %-22s default %-8s current %s\n", name,
                deflt && *deflt ? deflt : "\"\"", cur ? cur : "(default)");
         printf("      %s\n", help ? help : "");
+        char vals[256];
+        if (cfg_values(i, vals, sizeof vals) && vals[0])
+            printf("      values: %s\n", vals);
     }
 }
 
