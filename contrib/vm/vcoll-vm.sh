@@ -386,6 +386,7 @@ main() {
   cat "$RUNDIR/out" & PIDS+=($!)
   cat "$RUNDIR/err" >&2 & PIDS+=($!)
   local append="console=ttyS0 quiet loglevel=3 panic=-1 vcoll.run=$RUNDIR vcoll.nrxe=$NRXE vcoll.pfx=$NETPFX"
+  # shellcheck disable=SC2054  # commas belong to QEMU's option syntax
   local q=(qemu-system-x86_64 -name vcoll-vm -machine pc -accel tcg -cpu max
     -m "$MEM" -smp "$SMP" -nodefaults -no-user-config -display none -no-reboot
     -kernel "$KDIR/vmlinux" -initrd "$INITRD" -append "$append"
@@ -414,9 +415,9 @@ main() {
   local qrc=0; wait "$QPID" 2>/dev/null || qrc=$?
   QPID=
   # the readers see EOF once QEMU closed the fifos; give them time to drain
-  local p i
+  local p _
   for p in "${PIDS[@]}"; do
-    for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
   done
   say "VM ran $((SECONDS - t0)) s"
   if [[ $timedout == 1 ]]; then

@@ -17,7 +17,7 @@ set -uo pipefail
 
 PROG=${0##*/}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD= NETS=rc NPS=2,3,4 HCA= ONLY= TMO=300 VERBOSE=0
+BUILD='' NETS=rc NPS=2,3,4 HCA='' ONLY='' TMO=300 VERBOSE=0
 LISTS=() PRES=()
 
 usage() { sed -n '6,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
@@ -60,12 +60,12 @@ run_one() {
   secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
   if [[ $rc == 0 ]]; then
     PASSED=$((PASSED + 1))
-    printf 'PASS  %-58s %6ss\n' "$label" "$secs"
+    printf 'PASS  %-64s %6ss\n' "$label" "$secs"
     [[ $VERBOSE == 1 ]] && sed 's/^/      | /' "$log"
   else
     FAILED=$((FAILED + 1)); FAILS+=("$label")
     local why="exit $rc"; [[ $rc == 124 ]] && why="timeout ${TMO}s"
-    printf 'FAIL  %-58s %6ss  (%s)\n' "$label" "$secs" "$why"
+    printf 'FAIL  %-64s %6ss  (%s)\n' "$label" "$secs" "$why"
     tail -n 25 "$log" | sed 's/^/      | /'
   fi
   return 0
@@ -107,7 +107,7 @@ for net in ${NETS//,/ }; do
         label="${prog} np=$np net=$net${HCA:+ hca=$HCA}${envs:+ $envs}"
         if ! exe=$(find_prog "$prog"); then
           FAILED=$((FAILED + 1)); FAILS+=("$label")
-          printf 'FAIL  %-58s %6ss  (program not found in %s)\n' "$label" 0 "$BUILD"
+          printf 'FAIL  %-64s %6ss  (program not found in %s)\n' "$label" 0 "$BUILD"
           continue
         fi
         run_one "$label" timeout "$TMO" mpirun.openmpi --allow-run-as-root --oversubscribe \
