@@ -18,8 +18,9 @@ static int check_buf(const void *buf, size_t count, vc_dtype_t dt, size_t *bytes
     return VC_SUCCESS;
 }
 
-static int check_send(const void *buf, size_t count, vc_dtype_t dt, int dest, int tag,
-                      vc_comm_t comm, size_t *bytes)
+/* wild = 1 for receives: VC_ANY_SOURCE / VC_ANY_TAG are allowed */
+static int check_args(const void *buf, size_t count, vc_dtype_t dt, int peer, int tag,
+                      vc_comm_t comm, int wild, size_t *bytes)
 {
     VC_CHECK_INIT();
     if (comm_check(comm))
@@ -27,28 +28,14 @@ static int check_send(const void *buf, size_t count, vc_dtype_t dt, int dest, in
     int rc = check_buf(buf, count, dt, bytes);
     if (rc)
         return rc;
-    if (dest < 0 || dest >= comm->size)
+    if (!(wild && peer == VC_ANY_SOURCE) && (peer < 0 || peer >= comm->size))
         return VC_ERR_RANK;
-    if (tag < 0 || tag > VC_TAG_UB)
+    if (!(wild && tag == VC_ANY_TAG) && (tag < 0 || tag > VC_TAG_UB))
         return VC_ERR_TAG;
     return VC_SUCCESS;
 }
-
-static int check_recv(const void *buf, size_t count, vc_dtype_t dt, int src, int tag,
-                      vc_comm_t comm, size_t *bytes)
-{
-    VC_CHECK_INIT();
-    if (comm_check(comm))
-        return VC_ERR_COMM;
-    int rc = check_buf(buf, count, dt, bytes);
-    if (rc)
-        return rc;
-    if (src != VC_ANY_SOURCE && (src < 0 || src >= comm->size))
-        return VC_ERR_RANK;
-    if (tag != VC_ANY_TAG && (tag < 0 || tag > VC_TAG_UB))
-        return VC_ERR_TAG;
-    return VC_SUCCESS;
-}
+#define check_send(b, c, d, p, t, m, n) check_args(b, c, d, p, t, m, 0, n)
+#define check_recv(b, c, d, p, t, m, n) check_args(b, c, d, p, t, m, 1, n)
 
 /* wait + copy status + free: shared by vc_wait and the blocking calls */
 static int complete(struct vc_request *r, vc_status_t *status)

@@ -29,6 +29,19 @@ static void append(struct p2p_state *st, p2p_pending_t *p)
     st->pend_count[p->world_peer]++;
 }
 
+/* unlink p (whose predecessor is prev) and free it */
+static void drop(struct p2p_state *st, p2p_pending_t *prev, p2p_pending_t *p)
+{
+    if (prev)
+        prev->next = p->next;
+    else
+        st->pend_head = p->next;
+    if (st->pend_tail == p)
+        st->pend_tail = prev;
+    st->pend_count[p->world_peer]--;
+    free(p);
+}
+
 int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
                     size_t plen, struct vc_request *req)
 {
@@ -122,18 +135,10 @@ int p2p_retry_pending(void)
             if (!sent)
                 st->pend_pass[peer] = st->pass;   /* keep order: skip its later packets */
         }
-        if (sent) {
-            if (prev)
-                prev->next = next;
-            else
-                st->pend_head = next;
-            if (st->pend_tail == p)
-                st->pend_tail = prev;
-            st->pend_count[peer]--;
-            free(p);
-        } else {
+        if (sent)
+            drop(st, prev, p);
+        else
             prev = p;
-        }
         p = next;
     }
     return events;
@@ -152,18 +157,10 @@ void p2p_cancel(struct vc_request *r)
     p2p_pending_t *prev = NULL, *p = st->pend_head;
     while (p) {
         p2p_pending_t *next = p->next;
-        if (p->req == r) {
-            if (prev)
-                prev->next = next;
-            else
-                st->pend_head = next;
-            if (st->pend_tail == p)
-                st->pend_tail = prev;
-            st->pend_count[p->world_peer]--;
-            free(p);
-        } else {
+        if (p->req == r)
+            drop(st, prev, p);
+        else
             prev = p;
-        }
         p = next;
     }
 }
