@@ -74,7 +74,7 @@ san_check() (   # a subshell, so the sanitizer settings stay here
     check_in "$sbuild" --enable-sanitizers
 )
 
-stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev" "$top/contrib/deps.sh" || exit 1
+stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev qemu-system-x86 busybox-static kmod cpio xz-utils binutils iproute2" "$top/contrib/deps.sh" || exit 1
 [ $slurm -eq 1 ] && stage "single-node Slurm" "$top/contrib/slurm-local.sh" start
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
 stage "build + make check" check_in "$build"
