@@ -80,7 +80,18 @@ typedef struct rc_op {
     int txbuf;                /* tx buffer index or -1 (inline / none) */
     struct rc_get *get;       /* RC_OP_READ */
     int next_free;
+    int retire;               /* send-queue slots this completion frees: itself
+                                 plus the unsignaled WRs posted before it */
 } rc_op_t;
+
+/* Inline sends need nothing back from their completion, so most go
+ * unsignaled: one CQE per RC_UNSIG_MAX of them instead of one each (a CQE
+ * costs a poll and, on rxe, a kernel round trip). RC completes a QP's send
+ * WRs in order, so the next signaled completion retires them all. Error
+ * completions are generated even for unsignaled WRs; their wr_id carries
+ * RC_UNSIG_WRID and the peer. */
+#define RC_UNSIG_MAX 16
+#define RC_UNSIG_WRID (1ull << 62)
 
 typedef struct rc_get {
     struct rc_get *next;      /* pending-post list */
@@ -104,6 +115,7 @@ typedef struct rc_peer {
     int credits;              /* data packets I may still send */
     int owed;                 /* peer buffers I reposted but not yet reported */
     int sq_free;              /* free send-queue slots */
+    int unsig;                /* unsignaled WRs since the last signaled one */
     int rd_atom;              /* initiator depth agreed with the peer */
     int rd_inflight;          /* READ WRs posted, not yet completed */
     size_t get_chunk;         /* READ chunk bytes (path MTU based) */
@@ -166,6 +178,7 @@ int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn);
 int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt);
 int rc_op_alloc(rc_net_t *r);
 void rc_op_release(rc_net_t *r, int i);
+void rc_op_signal(rc_peer_t *p, rc_op_t *o);
 int rc_send_credits(rc_net_t *r, int peer);
 void rc_flush_credits(rc_net_t *r);
 

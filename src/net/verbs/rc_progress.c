@@ -103,6 +103,12 @@ static void on_recv(rc_net_t *r, struct ibv_wc *wc)
 
 static void on_send(rc_net_t *r, struct ibv_wc *wc)
 {
+    if (wc->wr_id & RC_UNSIG_WRID) {    /* only errors report these */
+        int peer = (int)(wc->wr_id & ~RC_UNSIG_WRID);
+        if (wc->status != IBV_WC_SUCCESS)
+            rc_peer_fail(r, peer, "send", wc, NULL);
+        return;
+    }
     int i = (int)wc->wr_id;
     if (i < 0 || i >= r->op_count || r->op[i].kind == RC_OP_FREE) {
         LOG_ERR("rc: rank %d: completion for unknown send WR %llu (%s)", r->me,
@@ -111,7 +117,7 @@ static void on_send(rc_net_t *r, struct ibv_wc *wc)
     }
     rc_op_t o = r->op[i];
     rc_op_release(r, i);
-    r->peer[o.peer].sq_free++;
+    r->peer[o.peer].sq_free += o.retire;
     if (o.kind == RC_OP_READ) {
         r->peer[o.peer].rd_inflight--;
         r->rd_inflight--;

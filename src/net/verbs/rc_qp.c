@@ -48,7 +48,7 @@ int rc_qp_create(rc_net_t *r, int peer)
         ia.recv_cq = r->cq;
         ia.srq = r->srq;
         ia.qp_type = IBV_QPT_RC;
-        ia.sq_sig_all = 1;
+        ia.sq_sig_all = 0;     /* see RC_UNSIG_MAX */
         ia.cap.max_send_wr = (uint32_t)r->sq_depth;
         ia.cap.max_send_sge = (uint32_t)r->max_send_sge;
         ia.cap.max_inline_data = inline_try[i];

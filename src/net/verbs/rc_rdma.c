@@ -141,8 +141,11 @@ static void get_post(rc_net_t *r, rc_get_t *g)
         wr.send_flags = IBV_SEND_SIGNALED;
         wr.wr.rdma.remote_addr = g->raddr + g->posted;
         wr.wr.rdma.rkey = g->rkey;
+        int unsig = p->unsig;
+        rc_op_signal(p, &r->op[op]);
         int err = ibv_post_send(p->qp, &wr, &bad);
         if (err) {
+            p->unsig = unsig;
             rc_op_release(r, op);
             LOG_ERR("rc: rank %d <- rank %d: posting RDMA read of %zu B failed: %s",
                     r->me, g->peer, chunk, strerror(err));

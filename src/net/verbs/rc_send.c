@@ -20,6 +20,7 @@ int rc_op_alloc(rc_net_t *r)
     r->op[i].next_free = -1;
     r->op[i].txbuf = -1;
     r->op[i].get = NULL;
+    r->op[i].retire = 1;
     return i;
 }
 
@@ -43,6 +44,13 @@ static uint32_t take_owed(rc_peer_t *p)
     return give;
 }
 
+/* A signaled WR on p's QP also retires the unsignaled ones before it. */
+void rc_op_signal(rc_peer_t *p, rc_op_t *o)
+{
+    o->retire = p->unsig + 1;
+    p->unsig = 0;
+}
+
 int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 {
     rc_net_t *r = (rc_net_t *)n;
@@ -64,13 +72,38 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
     int inl = len <= r->max_inline && iovcnt <= r->max_send_sge;
     if (!inl && r->tx_nfree == 0)
         return NET_AGAIN;
-    int op = rc_op_alloc(r);
-    if (op < 0)
-        return NET_AGAIN;
-
     struct ibv_sge sge[4];
     struct ibv_send_wr wr, *bad;
     memset(&wr, 0, sizeof wr);
+    /* unsignaled while the queue keeps room for the signaled one after */
+    if (inl && p->unsig < RC_UNSIG_MAX - 1 && p->sq_free > 2) {
+        for (int i = 0; i < iovcnt; i++) {
+            sge[i].addr = (uintptr_t)iov[i].iov_base;
+            sge[i].length = (uint32_t)iov[i].iov_len;
+            sge[i].lkey = 0;
+        }
+        wr.wr_id = RC_UNSIG_WRID | (uint64_t)peer;
+        wr.sg_list = sge;
+        wr.num_sge = iovcnt;
+        wr.send_flags = IBV_SEND_INLINE;
+        wr.opcode = IBV_WR_SEND_WITH_IMM;
+        int owed = p->owed;
+        wr.imm_data = htobe32(take_owed(p));
+        int err = ibv_post_send(p->qp, &wr, &bad);
+        if (err) {
+            p->owed = owed;
+            LOG_ERR("rc: rank %d -> rank %d: ibv_post_send (%zu B inline) failed: %s",
+                    r->me, peer, len, strerror(err));
+            return VC_ERR_TRANSPORT;
+        }
+        p->unsig++;
+        p->credits--;
+        p->sq_free--;
+        return VC_SUCCESS;
+    }
+    int op = rc_op_alloc(r);
+    if (op < 0)
+        return NET_AGAIN;
     rc_op_t *o = &r->op[op];
     o->kind = RC_OP_SEND;
     o->peer = peer;
@@ -101,11 +134,13 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
     wr.wr_id = (uint64_t)op;
     wr.sg_list = sge;
     wr.opcode = IBV_WR_SEND_WITH_IMM;
-    int owed = p->owed;
+    int owed = p->owed, unsig = p->unsig;
     wr.imm_data = htobe32(take_owed(p));
+    rc_op_signal(p, o);
     int err = ibv_post_send(p->qp, &wr, &bad);
     if (err) {
         p->owed = owed;
+        p->unsig = unsig;
         rc_op_release(r, op);
         LOG_ERR("rc: rank %d -> rank %d: ibv_post_send (%zu B) failed: %s",
                 r->me, peer, len, strerror(err));
@@ -137,9 +172,12 @@ int rc_send_credits(rc_net_t *r, int peer)
     wr.send_flags = IBV_SEND_SIGNALED;
     int owed = p->owed;
     wr.imm_data = htobe32(RC_IMM_CREDIT_ONLY | take_owed(p));
+    int unsig = p->unsig;
+    rc_op_signal(p, &r->op[op]);
     int err = ibv_post_send(p->qp, &wr, &bad);
     if (err) {
         p->owed = owed;
+        p->unsig = unsig;
         rc_op_release(r, op);
         LOG_ERR("rc: rank %d -> rank %d: posting a credit return failed: %s",
                 r->me, peer, strerror(err));
