@@ -43,5 +43,12 @@ if [ $? -eq 0 ] && echo "$out" | grep -q "rank 2 of 3"; then ok "mpirun -np 3 he
 out=$(VCOLL_NET=bogus timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo -x VCOLL_NET -np 2 $hello 2>&1)
 if [ $? -ne 0 ] && echo "$out" | grep -q "VCOLL_NET"; then ok "bad VCOLL_NET value named at vc_init"
 else bad "bad VCOLL_NET" "$out"; fi
+# no RDMA device on this host: forcing rc must fail vc_init and say why
+if ! ls /sys/class/infiniband/ >/dev/null 2>&1 || [ -z "$(ls /sys/class/infiniband/ 2>/dev/null)" ]; then
+    out=$(VCOLL_NET=rc timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo -x VCOLL_NET -np 2 $hello 2>&1)
+    if [ $? -ne 0 ] && echo "$out" | grep -q "no usable verbs device" && echo "$out" | grep -q "transport failure"; then
+        ok "VCOLL_NET=rc without an RDMA device: vc_init fails, naming the cause"
+    else bad "VCOLL_NET=rc without a device" "$out"; fi
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
