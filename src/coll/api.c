@@ -35,6 +35,7 @@ typedef struct coll_comm {
     struct vc_comm **made;
     int nmade, capmade;
     int oversub;        /* some node has more ranks than cores (agreed) */
+    uint64_t shm_seq;   /* calls of the shared-memory flag variants */
 } coll_comm_t;
 
 /* More ranks on this node than online cores? */
@@ -283,10 +284,23 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
     return has_rbuf ? check_buf(rbuf, count) : VC_SUCCESS;
 }
 
+/* the flag variants apply only when the user left the algorithm on auto */
+static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
+{
+    if (cfg_alg(kind) || !comm->coll_priv || !coll_shm_eligible(comm, bytes))
+        return NULL;
+    return comm->coll_priv;
+}
+
 int vc_barrier(vc_comm_t comm)
 {
     int rc = check_common(comm);
-    return rc ? rc : coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
+    if (rc)
+        return rc;
+    coll_comm_t *cc = shm_variant(comm, COLL_BARRIER, 0);
+    if (cc)
+        return coll_shm_barrier(&cc->shm_seq);
+    return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
 }
 
 int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
@@ -336,6 +350,9 @@ int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
         return rc;
     if (sbuf == rbuf)
         sbuf = VC_IN_PLACE;
+    coll_comm_t *cc = shm_variant(comm, COLL_ALLREDUCE, count * dtype_size(dtype));
+    if (cc)
+        return coll_shm_allreduce(sbuf, rbuf, count, dtype, op, &cc->shm_seq);
     return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
 }
 

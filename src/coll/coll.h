@@ -16,6 +16,13 @@
  * the world communicator in vc_init and fini in vc_finalize; fini on the
  * world also releases every communicator made by dup/split. */
 int coll_comm_init(struct vc_comm *c);
+
+/* shared-memory flag variants (shm_flags.c): small blocking barrier /
+ * allreduce on a world that lives on one node */
+int coll_shm_eligible(const struct vc_comm *comm, size_t bytes);
+int coll_shm_barrier(uint64_t *seq);
+int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
+                       vc_op_t op, uint64_t *seq);
 void coll_comm_fini(struct vc_comm *c);
 
 /* Run one collective of kind COLL_*; sbuf may be VC_IN_PLACE (already

@@ -8,4 +8,5 @@ libvcoll_int_la_SOURCES += \
 	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \
 	src/coll/allreduce_recursive_doubling.c src/coll/allreduce_rabenseifner.c \
 	src/coll/allreduce_ring.c src/coll/allreduce_linear.c \
-	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c
+	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c \
+	src/coll/shm_flags.c

@@ -138,3 +138,26 @@ int p2p_waitall(int n, struct vc_request **rs)
     }
     return err;
 }
+
+/* One idle step of a wait that is not tied to a request (collectives that
+ * wait on shared-memory flags): drive progress now and then so p2p backlogs
+ * and non-blocking collectives still move, back off, and probe the node's
+ * peers every VCOLL_PEER_CHECK seconds. */
+int vc_wait_step(unsigned *idle, double *next_check)
+{
+    if ((*idle & 15) == 15 && vc_progress() > 0)
+        return VC_SUCCESS;
+    vc_backoff(idle);
+    if (*idle >= (unsigned)vc_ctx.p2p->spin && (*idle & 63) == 0) {
+        double t = now();
+        if (*next_check == 0) {
+            *next_check = t + vc_ctx.cfg.peer_check;
+        } else if (t >= *next_check) {
+            struct vc_request any = {.kind = REQ_COLL, .world_peer = -1};
+            *next_check = t + vc_ctx.cfg.peer_check;
+            if (peer_dead(&any))
+                return VC_ERR_PEER_FAILED;
+        }
+    }
+    return VC_SUCCESS;
+}

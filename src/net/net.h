@@ -84,6 +84,12 @@ int net_shm_connect(net_t *n, struct vc_ctx *c);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */
 void net_shm_after_fence(net_t *n);
+/* Per-rank flag slots in the node's segment for collectives that
+ * synchronise through memory instead of messages: NET_SHM_SLOTS slots of
+ * NET_SHM_SLOT_BYTES per local rank, indexed [local rank][slot], zeroed. */
+#define NET_SHM_SLOTS 2
+#define NET_SHM_SLOT_BYTES 64
+void *net_shm_coll_slots(net_t *n);
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);

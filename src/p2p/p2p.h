@@ -32,6 +32,10 @@ int vc_progress(void);
 /* Called by blocking loops that found nothing to do: spins first, then yields. */
 void vc_backoff(unsigned *idle_polls);
 
+/* An idle step of a wait on something other than a request (shared-memory
+ * flags): progress, back off, probe peers. VC_ERR_PEER_FAILED if one died. */
+int vc_wait_step(unsigned *idle, double *next_check);
+
 /* Non-blocking collectives register here so they advance while the user
  * waits on anything else (no deadlock when p2p and collectives overlap). */
 void vc_coll_activate(struct vc_request *r);

@@ -97,13 +97,20 @@ static void test_allreduce(vc_comm_t comm, size_t count)
     free(s); free(r); free(si); free(ri);
 }
 
+static void test_allreduce_bits_n(vc_comm_t comm, size_t n);
 static void test_allreduce_bits(vc_comm_t comm)
+{
+    /* 5 floats fit the shared-memory flag variant, 3001 take the schedules */
+    test_allreduce_bits_n(comm, 5);
+    test_allreduce_bits_n(comm, 3001);
+}
+
+static void test_allreduce_bits_n(vc_comm_t comm, size_t n)
 {
     /* random-ish floats: the result must be bitwise identical everywhere */
     int me, p;
     vc_comm_rank(comm, &me);
     vc_comm_size(comm, &p);
-    size_t n = 3001;
     float *s = malloc(n * sizeof *s), *r = malloc(n * sizeof *r);
     float *all = malloc(n * (size_t)p * sizeof *all);
     uint32_t x = 12345u + (uint32_t)me * 7919u;

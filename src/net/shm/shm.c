@@ -252,7 +252,8 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         ncells /= 2;
     s->base.max_packet = cell - SHM_CELL_HDR;
     s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
-                   (size_t)s->nlocal * s->nlocal * shm_ring_bytes(cell, ncells);
+                   (size_t)s->nlocal * s->nlocal * shm_ring_bytes(cell, ncells) +
+                   (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES;
     seg_name(s, c);
 
     if (s->me == 0) {
@@ -347,4 +348,15 @@ void net_shm_after_fence(net_t *n)
         shm_unlink(s->name);
         s->unlinked = 1;
     }
+}
+
+void *net_shm_coll_slots(net_t *n)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    shm_hdr_t *h = s->seg;
+    if (!h)
+        return NULL;
+    /* after the rings; every slot starts on its own cache line */
+    return (uint8_t *)s->seg + round_up(sizeof *h, 4096) +
+           (size_t)s->nlocal * s->nlocal * shm_ring_bytes(h->cell_bytes, h->ncells);
 }
