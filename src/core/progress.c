@@ -96,6 +96,24 @@ static int peer_dead(const struct vc_request *r)
     return 0;
 }
 
+/* Back off once, and every VCOLL_PEER_CHECK seconds (looked at only after
+ * the spin phase) probe the peers r depends on. 1 = one of them is dead. */
+static int idle_step(unsigned *idle, double *next_check, const struct vc_request *r)
+{
+    vc_backoff(idle);
+    if (*idle < (unsigned)vc_ctx.p2p->spin || (*idle & 63))
+        return 0;
+    double t = now();
+    if (*next_check == 0) {
+        *next_check = t + vc_ctx.cfg.peer_check;
+        return 0;
+    }
+    if (t < *next_check)
+        return 0;
+    *next_check = t + vc_ctx.cfg.peer_check;
+    return peer_dead(r);
+}
+
 int p2p_wait(struct vc_request *r)
 {
     unsigned idle = 0;
@@ -107,22 +125,12 @@ int p2p_wait(struct vc_request *r)
         }
         if (r->done)
             break;
-        vc_backoff(&idle);
-        /* after the spin phase, look at the clock now and then */
-        if (idle >= (unsigned)vc_ctx.p2p->spin && (idle & 63) == 0) {
-            double t = now();
-            if (next_check == 0) {
-                next_check = t + vc_ctx.cfg.peer_check;
-            } else if (t >= next_check) {
-                next_check = t + vc_ctx.cfg.peer_check;
-                if (peer_dead(r)) {
-                    p2p_cancel(r);
-                    if (r->kind == REQ_COLL)
-                        p2p_queue_remove(&vc_ctx.p2p->coll, r);
-                    r->status.error = VC_ERR_PEER_FAILED;
-                    r->done = 1;
-                }
-            }
+        if (idle_step(&idle, &next_check, r)) {
+            p2p_cancel(r);
+            if (r->kind == REQ_COLL)
+                p2p_queue_remove(&vc_ctx.p2p->coll, r);
+            r->status.error = VC_ERR_PEER_FAILED;
+            r->done = 1;
         }
     }
     return r->status.error;
@@ -145,19 +153,8 @@ int p2p_waitall(int n, struct vc_request **rs)
  * peers every VCOLL_PEER_CHECK seconds. */
 int vc_wait_step(unsigned *idle, double *next_check)
 {
+    static const struct vc_request any = {.kind = REQ_COLL, .world_peer = -1};
     if ((*idle & 15) == 15 && vc_progress() > 0)
         return VC_SUCCESS;
-    vc_backoff(idle);
-    if (*idle >= (unsigned)vc_ctx.p2p->spin && (*idle & 63) == 0) {
-        double t = now();
-        if (*next_check == 0) {
-            *next_check = t + vc_ctx.cfg.peer_check;
-        } else if (t >= *next_check) {
-            struct vc_request any = {.kind = REQ_COLL, .world_peer = -1};
-            *next_check = t + vc_ctx.cfg.peer_check;
-            if (peer_dead(&any))
-                return VC_ERR_PEER_FAILED;
-        }
-    }
-    return VC_SUCCESS;
+    return idle_step(idle, next_check, &any) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
 }

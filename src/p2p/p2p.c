@@ -192,6 +192,13 @@ void p2p_on_peer_failed(void *arg, int peer, const char *why)
     }
 }
 
+static inline p2p_hdr_t eager_hdr(const struct vc_comm *comm, int ctx_off, int tag,
+                                  size_t bytes)
+{
+    return (p2p_hdr_t){.type = P2P_EAGER, .ctx = comm->ctx + (uint32_t)ctx_off,
+                       .src = comm->rank, .tag = tag, .len = bytes};
+}
+
 /* Blocking eager send with room in the transport: no request object, one
  * copy into the ring. Returns NET_AGAIN when the general path must run. */
 int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
@@ -201,8 +208,7 @@ int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_co
     net_t *n = vc_ctx.net_of[wdest];
     if (bytes > eager_max(n) || vc_ctx.p2p->pend_count[wdest])
         return NET_AGAIN;
-    p2p_hdr_t h = {.type = P2P_EAGER, .ctx = comm->ctx + (uint32_t)ctx_off, .src = comm->rank,
-                   .tag = tag, .len = bytes};
+    p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, bytes}};
     return n->ops->send(n, wdest, iov, bytes ? 2 : 1);
 }
@@ -230,7 +236,7 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
 
     int rc;
     if (bytes <= eager_max(n)) {
-        p2p_hdr_t h = {.type = P2P_EAGER, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes};
+        p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);
         rc = p2p_post_packet(wdest, &h, sizeof h, buf, bytes, r);
     } else {
         p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},

@@ -174,6 +174,17 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
 int rc_qpn_insert(rc_net_t *r, uint32_t qpn, int rank);
 int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn);
 
+/* Can peer be sent to / read from? VC_ERR_ARG for a rank this transport
+ * does not serve, VC_ERR_PEER_FAILED once its QP has failed. */
+static inline int rc_peer_check(const rc_net_t *r, int peer)
+{
+    if (!r || peer < 0 || peer >= r->size)
+        return VC_ERR_ARG;
+    if (r->peer[peer].dead)
+        return VC_ERR_PEER_FAILED;
+    return r->peer[peer].connected ? VC_SUCCESS : VC_ERR_ARG;
+}
+
 /* rc_send.c */
 int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt);
 int rc_op_alloc(rc_net_t *r);

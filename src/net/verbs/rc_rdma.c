@@ -164,12 +164,10 @@ int rc_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
            const net_key_t *key, void *cookie)
 {
     rc_net_t *r = (rc_net_t *)n;
-    if (!r || peer < 0 || peer >= r->size || !key || (len && !dst))
-        return VC_ERR_ARG;
-    rc_peer_t *p = &r->peer[peer];
-    if (p->dead)
-        return VC_ERR_PEER_FAILED;
-    if (!p->connected)
+    int rc = rc_peer_check(r, peer);
+    if (rc)
+        return rc;
+    if (!key || (len && !dst))
         return VC_ERR_ARG;
     if (len == 0) {
         r->base.up.get_done(r->base.up.arg, cookie, VC_SUCCESS);

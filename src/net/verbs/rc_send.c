@@ -54,13 +54,12 @@ void rc_op_signal(rc_peer_t *p, rc_op_t *o)
 int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 {
     rc_net_t *r = (rc_net_t *)n;
-    if (!r || peer < 0 || peer >= r->size || iovcnt < 0 || (iovcnt && !iov))
+    int rc = rc_peer_check(r, peer);
+    if (rc)
+        return rc;
+    if (iovcnt < 0 || (iovcnt && !iov))
         return VC_ERR_ARG;
     rc_peer_t *p = &r->peer[peer];
-    if (p->dead)
-        return VC_ERR_PEER_FAILED;
-    if (!p->connected)
-        return VC_ERR_ARG;
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
@@ -72,41 +71,20 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
     int inl = len <= r->max_inline && iovcnt <= r->max_send_sge;
     if (!inl && r->tx_nfree == 0)
         return NET_AGAIN;
+    /* a copied packet needs its completion to free the tx buffer; an inline
+       one goes unsignaled while the queue keeps room for a signaled one */
+    int signal = !inl || p->unsig >= RC_UNSIG_MAX - 1 || p->sq_free <= 2;
+    int op = -1;
+    if (signal) {
+        if ((op = rc_op_alloc(r)) < 0)
+            return NET_AGAIN;
+        r->op[op].kind = RC_OP_SEND;
+        r->op[op].peer = peer;
+    }
+
     struct ibv_sge sge[4];
     struct ibv_send_wr wr, *bad;
     memset(&wr, 0, sizeof wr);
-    /* unsignaled while the queue keeps room for the signaled one after */
-    if (inl && p->unsig < RC_UNSIG_MAX - 1 && p->sq_free > 2) {
-        for (int i = 0; i < iovcnt; i++) {
-            sge[i].addr = (uintptr_t)iov[i].iov_base;
-            sge[i].length = (uint32_t)iov[i].iov_len;
-            sge[i].lkey = 0;
-        }
-        wr.wr_id = RC_UNSIG_WRID | (uint64_t)peer;
-        wr.sg_list = sge;
-        wr.num_sge = iovcnt;
-        wr.send_flags = IBV_SEND_INLINE;
-        wr.opcode = IBV_WR_SEND_WITH_IMM;
-        int owed = p->owed;
-        wr.imm_data = htobe32(take_owed(p));
-        int err = ibv_post_send(p->qp, &wr, &bad);
-        if (err) {
-            p->owed = owed;
-            LOG_ERR("rc: rank %d -> rank %d: ibv_post_send (%zu B inline) failed: %s",
-                    r->me, peer, len, strerror(err));
-            return VC_ERR_TRANSPORT;
-        }
-        p->unsig++;
-        p->credits--;
-        p->sq_free--;
-        return VC_SUCCESS;
-    }
-    int op = rc_op_alloc(r);
-    if (op < 0)
-        return NET_AGAIN;
-    rc_op_t *o = &r->op[op];
-    o->kind = RC_OP_SEND;
-    o->peer = peer;
     if (inl) {
         /* the payload is copied into the WQE at post time: iov reusable now */
         for (int i = 0; i < iovcnt; i++) {
@@ -115,10 +93,10 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
             sge[i].lkey = 0;
         }
         wr.num_sge = iovcnt;
-        wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+        wr.send_flags = IBV_SEND_INLINE;
     } else {
         int tb = r->tx_free[--r->tx_nfree];
-        o->txbuf = tb;
+        r->op[op].txbuf = tb;
         char *dst = r->tx_buf + (size_t)tb * r->base.max_packet;
         size_t off = 0;
         for (int i = 0; i < iovcnt; i++) {
@@ -129,21 +107,27 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         sge[0].length = (uint32_t)len;
         sge[0].lkey = r->tx_mr->lkey;
         wr.num_sge = 1;
-        wr.send_flags = IBV_SEND_SIGNALED;
     }
-    wr.wr_id = (uint64_t)op;
     wr.sg_list = sge;
     wr.opcode = IBV_WR_SEND_WITH_IMM;
     int owed = p->owed, unsig = p->unsig;
     wr.imm_data = htobe32(take_owed(p));
-    rc_op_signal(p, o);
+    if (signal) {
+        wr.wr_id = (uint64_t)op;
+        wr.send_flags |= IBV_SEND_SIGNALED;
+        rc_op_signal(p, &r->op[op]);
+    } else {
+        wr.wr_id = RC_UNSIG_WRID | (uint64_t)peer;
+        p->unsig++;
+    }
     int err = ibv_post_send(p->qp, &wr, &bad);
     if (err) {
         p->owed = owed;
         p->unsig = unsig;
-        rc_op_release(r, op);
-        LOG_ERR("rc: rank %d -> rank %d: ibv_post_send (%zu B) failed: %s",
-                r->me, peer, len, strerror(err));
+        if (signal)
+            rc_op_release(r, op);
+        LOG_ERR("rc: rank %d -> rank %d: ibv_post_send (%zu B%s) failed: %s",
+                r->me, peer, len, inl ? " inline" : "", strerror(err));
         return VC_ERR_TRANSPORT;
     }
     p->credits--;
