@@ -93,6 +93,18 @@ static void test_config_describe(void)
     }
     CU_ASSERT(i >= 10);
     CU_ASSERT(seen_net);
+    /* allowed values, as vcoll_info prints them */
+    char vals[256];
+    for (int k = 0; cfg_describe(k, &n, &d, &h); k++) {
+        CU_ASSERT(cfg_values(k, vals, sizeof vals));
+        if (!strcmp(n, "VCOLL_NET"))
+            CU_ASSERT_STRING_EQUAL(vals, "auto|shm|rc|ud");
+        if (!strcmp(n, "VCOLL_ALLREDUCE_ALG"))
+            CU_ASSERT_PTR_NOT_NULL(strstr(vals, "rabenseifner"));
+        if (!strcmp(n, "VCOLL_HCA"))
+            CU_ASSERT_STRING_EQUAL(vals, "");
+    }
+    CU_ASSERT_EQUAL(cfg_values(i, vals, sizeof vals), 0);
 }
 
 static void test_launcher_detect(void)
