@@ -49,7 +49,7 @@ static const cfg_entry_t table[] = {
     {"VCOLL_GID_INDEX", T_INT, F(gid_index), "-1", NULL, -1, 65535,
      "RoCE GID index; -1 = prefer RoCE v2 IPv4-mapped"},
     {"VCOLL_RC_MAX_PEERS", T_INT, F(rc_max_peers), "4096", NULL, 0, 1 << 24,
-     "most remote peers an RC mesh connects; beyond it vc_init fails (UD is not built yet)"},
+     "most remote peers an RC mesh connects; beyond it remote peers use UD"},
     {"VCOLL_IB_TIMEOUT", T_INT, F(ib_timeout), "14", NULL, 1, 31,
      "RC local ACK timeout exponent (4.096us * 2^x)"},
     {"VCOLL_IB_RETRY", T_INT, F(ib_retry), "7", NULL, 0, 7,
@@ -60,6 +60,14 @@ static const cfg_entry_t table[] = {
      "receive buffers posted to the shared receive queue"},
     {"VCOLL_IB_TX_DEPTH", T_INT, F(ib_tx_depth), "128", NULL, 8, 16384,
      "send queue depth per queue pair"},
+    {"VCOLL_UD_WINDOW", T_INT, F(ud_window), "64", NULL, 8, 4096,
+     "UD packets in flight per peer before the sender waits for acknowledgements"},
+    {"VCOLL_UD_RTO", T_DOUBLE, F(ud_rto), "0.02", NULL, 0, 60,
+     "seconds before an unacknowledged UD packet is first resent (doubles up to 1 s)"},
+    {"VCOLL_UD_TIMEOUT", T_DOUBLE, F(ud_timeout), "120", NULL, 0, 0,
+     "seconds without an acknowledgement before a UD peer is declared dead; 0 = never"},
+    {"VCOLL_UD_LOSS", T_DOUBLE, F(ud_loss), "0", NULL, 0, 1,
+     "testing only: fraction of arriving UD packets dropped on purpose (exercises resends)"},
     {"VCOLL_BARRIER_ALG", T_ALG, F(barrier_alg), "auto", cfg_barrier_algs, 0, 0,
      "force a barrier algorithm"},
     {"VCOLL_BCAST_ALG", T_ALG, F(bcast_alg), "auto", cfg_bcast_algs, 0, 0,
@@ -146,8 +154,10 @@ static int set_entry(vc_config_t *cfg, const cfg_entry_t *e, const char *val,
     case T_DOUBLE: {
         errno = 0;
         double v = strtod(val, &end);
-        if (errno || end == val || *end || !(v >= 0) || v > 1e6) {
-            snprintf(err, errlen, "%s=\"%s\" is not valid; use a number of seconds >= 0", e->name, val);
+        double hi = e->max ? (double)e->max : 1e6;
+        if (errno || end == val || *end || !(v >= 0) || v > hi) {
+            snprintf(err, errlen, "%s=\"%s\" is not valid; use a number from 0 to %g", e->name,
+                     val, hi);
             return VC_ERR_ARG;
         }
         *(double *)p = v;

@@ -27,7 +27,7 @@ static const char *getenv_c(const char *n) { return getenv(n); }
 
 const char *vc_version_string(void)
 {
-    return "0.1.0 (verbs rc shm)";
+    return "0.1.0 (verbs rc ud shm)";
 }
 
 double vc_wtime(void)
@@ -73,6 +73,24 @@ static void teardown(struct vc_ctx *c)
     boot_info_free(&c->boot);
 }
 
+/* Remote peers of the rank with the most of them: a job-wide number every
+ * rank computes alike, so all ranks agree on RC or UD without talking. */
+static int max_remote_peers(const struct vc_ctx *c)
+{
+    int *count = calloc((size_t)(c->boot.nnodes > 0 ? c->boot.nnodes : 1), sizeof(int));
+    if (!count)
+        return c->size - 1;
+    for (int r = 0; r < c->size; r++)
+        if (c->boot.node_of[r] >= 0 && c->boot.node_of[r] < c->boot.nnodes)
+            count[c->boot.node_of[r]]++;
+    int smallest = c->size;
+    for (int n = 0; n < c->boot.nnodes; n++)
+        if (count[n] > 0 && count[n] < smallest)
+            smallest = count[n];
+    free(count);
+    return c->size - smallest;
+}
+
 static int open_transports(struct vc_ctx *c)
 {
     net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, NULL};
@@ -81,67 +99,77 @@ static int open_transports(struct vc_ctx *c)
         if (c->boot.node_of[r] != c->boot.node_id)
             nremote++;
 
-    int want_shm = 0, want_rc = 0;
+    /* which transport serves remote peers (or, when forced, every peer) */
+    int want_shm = 0;
+    net_t **remote = NULL;
     switch (c->cfg.net) {
     case CFG_NET_AUTO:
         want_shm = c->boot.local_size > 1;
-        want_rc = nremote > 0;
+        if (c->boot.nnodes > 1) {
+            int most = max_remote_peers(c);
+            if (c->cfg.rc_max_peers > 0 && most > c->cfg.rc_max_peers) {
+                if (c->rank == 0)
+                    LOG_INFO("%d remote peers exceed VCOLL_RC_MAX_PEERS=%d: remote "
+                             "peers use UD", most, c->cfg.rc_max_peers);
+                remote = &c->ud;
+            } else {
+                remote = &c->rc;
+            }
+        }
         break;
     case CFG_NET_SHM:
         if (nremote) {
             LOG_ERR("VCOLL_NET=shm, but %d of %d ranks are on other nodes: shared memory "
-                    "cannot reach them; use VCOLL_NET=auto or rc", nremote, c->size);
+                    "cannot reach them; use VCOLL_NET=auto, rc or ud", nremote, c->size);
             return VC_ERR_TRANSPORT;
         }
         want_shm = c->boot.local_size > 1;
         break;
     case CFG_NET_RC:
-        want_rc = c->size > 1;
+        remote = c->size > 1 ? &c->rc : NULL;
         break;
     case CFG_NET_UD:
-        LOG_ERR("VCOLL_NET=ud: the UD transport is not part of this build yet; "
-                "use VCOLL_NET=rc or auto");
-        return VC_ERR_UNSUPPORTED;
+        remote = c->size > 1 ? &c->ud : NULL;
+        break;
     }
+    int forced = c->cfg.net == CFG_NET_RC || c->cfg.net == CFG_NET_UD;
 
     if ((rc = net_self_open(c, &up, &c->self)))
         return rc;
     if (want_shm && (rc = net_shm_open(c, &up, &c->shm)))
         return rc;
-    if (want_rc) {
-        if ((rc = net_rc_open(c, &up, &c->rc)))
-            return rc;
-    }
+    if (remote == &c->rc && (rc = net_rc_open(c, &up, &c->rc)))
+        return rc;
+    if (remote == &c->ud && (rc = net_ud_open(c, &up, &c->ud)))
+        return rc;
 
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(1)))
         return rc;
 
-    int *rc_peers = NULL, nrc = 0;
     if (c->shm && (rc = net_shm_connect(c->shm, c)))
         return rc;
     if (c->rc) {
-        rc_peers = malloc((size_t)c->size * sizeof(int));
+        int *rc_peers = malloc((size_t)c->size * sizeof(int)), nrc = 0;
         if (!rc_peers)
             return VC_ERR_NOMEM;
         for (int r = 0; r < c->size; r++)
-            if (r != c->rank && (c->cfg.net == CFG_NET_RC || c->boot.node_of[r] != c->boot.node_id))
+            if (r != c->rank && (forced || c->boot.node_of[r] != c->boot.node_id))
                 rc_peers[nrc++] = r;
         rc = net_rc_connect(c->rc, c, rc_peers, nrc);
-        if (rc) {
-            free(rc_peers);
+        free(rc_peers);
+        if (rc)
             return rc;
-        }
     }
+    /* UD connects lazily, on the first packet to or from a peer */
     for (int r = 0; r < c->size; r++) {
         if (r == c->rank)
             c->net_of[r] = c->self;
-        else if (c->shm && c->boot.node_of[r] == c->boot.node_id && c->cfg.net != CFG_NET_RC)
+        else if (c->shm && c->boot.node_of[r] == c->boot.node_id && !forced)
             c->net_of[r] = c->shm;
         else
-            c->net_of[r] = c->rc;
+            c->net_of[r] = *remote;
     }
-    free(rc_peers);
     /* second fence: everyone has mapped the shm segment, its name can go */
     if (c->size > 1 && (rc = boot_fence(0)))
         return rc;
@@ -205,9 +233,9 @@ int vc_init(int *argc, char ***argv)
         boot_finalize();
         return rc;
     }
-    LOG_INFO("initialized: %d ranks, %d on this node, launcher %s, transports%s%s",
+    LOG_INFO("initialized: %d ranks, %d on this node, launcher %s, transports%s%s%s",
              c->size, c->boot.local_size, c->boot.launcher, c->shm ? " shm" : "",
-             c->rc ? " rc" : "");
+             c->rc ? " rc" : "", c->ud ? " ud" : "");
     return VC_SUCCESS;
 }
 
@@ -215,9 +243,31 @@ int vc_finalize(void)
 {
     struct vc_ctx *c = &vc_ctx;
     VC_CHECK_INIT();
-    /* flush packets still waiting for ring space, or peers would wait forever */
+    /* Flush packets still waiting for ring space, or peers would wait
+     * forever; then let unreliable transports (UD) hear that everything of
+     * ours arrived and send the acknowledgements they owe. A peer that is
+     * already in the fence below has acknowledged all it needed, so the
+     * wait is bounded for what it never will. */
     unsigned idle = 0;
-    while (c->p2p->pend_head && c->dead_peer < 0) {
+    double deadline = 0;
+    for (;;) {
+        int inflight = 0;
+        net_t *nets[] = {c->rc, c->ud};
+        for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+            if (nets[i] && nets[i]->ops->quiesce)
+                inflight += nets[i]->ops->quiesce(nets[i]);
+        if (c->dead_peer >= 0 || (!c->p2p->pend_head && !inflight))
+            break;
+        if (!c->p2p->pend_head) {
+            double t = vc_wtime();
+            if (deadline == 0) {
+                deadline = t + 10.0;
+            } else if (t > deadline) {
+                LOG_WARN("vc_finalize: %d packets still unacknowledged after 10 s; "
+                         "finalizing anyway", inflight);
+                break;
+            }
+        }
         if (vc_progress() == 0)
             vc_backoff(&idle);
     }

@@ -17,8 +17,8 @@
  *    opaque key, e.g. an rkey), the receiver get()s it straight into its own
  *    buffer (CMA for shm, RDMA READ for verbs). Completion is reported through
  *    up->get_done(), possibly from inside get() itself. A transport without a
- *    pull path leaves get NULL (or returns VC_ERR_UNSUPPORTED from it) and p2p
- *    falls back to a CTS + streamed DATA packets protocol.
+ *    pull path leaves get, mem_expose and mem_release NULL (or returns
+ *    VC_ERR_UNSUPPORTED from get) and p2p falls back to a CTS + streamed DATA packets protocol.
  *  - Every function returns VC_SUCCESS or a VC_ERR_* code (vcoll.h), plus
  *    NET_AGAIN from send/get.
  */
@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #define NET_AGAIN (-11)      /* no resources right now: retry after progress */
@@ -59,6 +60,12 @@ typedef struct net_ops {
     /* cheap liveness probe used while a blocking call waits: VC_SUCCESS or
        VC_ERR_PEER_FAILED. May be NULL. */
     int (*check_peer)(net_t *n, int peer);
+    /* Before the finalize fence: send every acknowledgement still owed and
+       return how many of our own packets the peers have not acknowledged
+       yet (0 = nothing of ours is still in flight). May be NULL: transports
+       whose delivery the hardware guarantees (shm, rc) have nothing to wait
+       for. */
+    int (*quiesce)(net_t *n);
     void (*close)(net_t *n);
 } net_ops_t;
 
@@ -68,6 +75,9 @@ struct net {
     size_t max_packet;      /* largest packet send() accepts, header included */
     net_upcalls_t up;
 };
+
+/* pid_alive.c: 1 when the process (on this node) is gone or a zombie */
+int net_pid_gone(pid_t pid);
 
 /*
  * Opening is two-phase so the whole job needs a single PMIx fence:
@@ -94,5 +104,9 @@ void *net_shm_coll_slots(net_t *n);
 /* verbs RC (src/net/verbs): see verbs/rc.h */
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
 int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
+
+/* verbs UD with software reliability (src/net/verbs): see verbs/ud.h.
+ * Peers are connected lazily, on the first packet to or from them. */
+int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
 
 #endif

@@ -242,7 +242,10 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
         p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
                          .sreq = (uint64_t)(uintptr_t)r, .addr = (uint64_t)(uintptr_t)buf};
         r->proto = PROTO_RNDV;
-        rc = n->ops->mem_expose(n, buf, bytes, &rts.key, &r->mem_handle);
+        /* a transport without a pull path (UD) has nothing to expose: the
+           receiver answers with CTS and the data is streamed */
+        rc = n->ops->mem_expose ? n->ops->mem_expose(n, buf, bytes, &rts.key, &r->mem_handle)
+                                : VC_SUCCESS;
         if (rc == VC_SUCCESS)
             rc = p2p_post_packet(wdest, &rts, sizeof rts, NULL, 0, NULL);
     }

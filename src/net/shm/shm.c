@@ -169,24 +169,7 @@ static int shm_check_peer(net_t *n, int peer)
     int l = s->local_of[peer];
     if (l < 0)
         return VC_SUCCESS;
-    pid_t pid = s->pid[l];
-    if (kill(pid, 0) < 0 && errno == ESRCH)
-        return VC_ERR_PEER_FAILED;
-    /* a killed child not yet reaped by its launcher daemon is a zombie */
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return errno == ENOENT ? VC_ERR_PEER_FAILED : VC_SUCCESS;
-    ssize_t r = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (r > 0) {
-        buf[r] = 0;
-        char *p = strrchr(buf, ')');
-        if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
-            return VC_ERR_PEER_FAILED;
-    }
-    return VC_SUCCESS;
+    return net_pid_gone(s->pid[l]) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
 }
 
 static void shm_close(net_t *n)

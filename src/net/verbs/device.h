@@ -48,6 +48,14 @@ int net_vdev_usable_names(const net_vport_t *ports, int nports,
 void net_vdev_reject_report(const net_vport_t *ports, int nports,
                             char *buf, size_t len);
 
+/* port_open.c: this rank's port, chosen with hwloc (or VCOLL_HCA) among
+ * the usable ones; tag ("rc", "ud") prefixes the error messages. why gets
+ * the reason for the choice. */
+struct vc_ctx;
+int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
+                   char *why, size_t wlen);
+int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context **out);
+
 const char *net_vdev_gid_type_str(int type);
 const char *net_vdev_link_layer_str(int ll);
 int net_vdev_mtu_bytes(enum ibv_mtu m);

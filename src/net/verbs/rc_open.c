@@ -12,7 +12,6 @@
 #include "core/ctx.h"
 #include "core/log.h"
 #include "boot/boot.h"
-#include "topo/topo.h"
 #include "net/verbs/rc.h"
 
 static void rc_close(net_t *n);
@@ -36,87 +35,6 @@ static int rc_is_candidate(const struct vc_ctx *c, int r)
     if (c->cfg.net == CFG_NET_RC)
         return 1;
     return c->boot.node_of && c->boot.node_of[r] != c->boot.node_id;
-}
-
-/* Find the HCA with hwloc (or VCOLL_HCA) among the usable ports. */
-static int rc_pick_port(rc_net_t *r)
-{
-    net_vport_t *ports = NULL;
-    int nports = 0;
-    net_vdev_scan(r->c->cfg.gid_index, &ports, &nports);
-    const char **names = calloc((size_t)nports + 1, sizeof *names);
-    if (!names) {
-        free(ports);
-        return VC_ERR_NOMEM;
-    }
-    int nnames = net_vdev_usable_names(ports, nports, names, nports);
-    if (nnames == 0) {
-        char rep[1024];
-        net_vdev_reject_report(ports, nports, rep, sizeof rep);
-        LOG_ERR("rc: no usable verbs device: %s", rep);
-        free(names);
-        free(ports);
-        return VC_ERR_TRANSPORT;
-    }
-
-    hwloc_topology_t topo = NULL;
-    hwloc_bitmap_t cpuset = NULL;
-    if (topo_load(&topo) == VC_SUCCESS)
-        cpuset = topo_my_cpuset(topo);
-    else
-        LOG_WARN("rc: hwloc topology unavailable; spreading ranks over HCAs by local rank");
-    topo_hca_choice_t ch;
-    int rc = topo_hca_select(topo, cpuset, names, nnames, r->c->boot.local_rank,
-                             r->c->cfg.hca, &ch);
-    hwloc_bitmap_free(cpuset);
-    if (topo)
-        hwloc_topology_destroy(topo);
-    if (rc != VC_SUCCESS) {
-        LOG_ERR("rc: %s", ch.why);
-        free(names);
-        free(ports);
-        return rc;
-    }
-
-    rc = VC_ERR_TRANSPORT;
-    for (int i = 0; i < nports; i++) {
-        net_vport_t *v = &ports[i];
-        if (strcmp(v->dev, names[ch.dev]) || (ch.port && v->port != ch.port))
-            continue;
-        if (!v->usable) {
-            if (ch.port) {
-                LOG_ERR("rc: VCOLL_HCA asks for %s:%d, which is not usable: %s",
-                        v->dev, v->port, v->why);
-                break;
-            }
-            continue;
-        }
-        r->port = *v;
-        rc = VC_SUCCESS;
-        break;
-    }
-    if (rc != VC_SUCCESS && ch.port)
-        LOG_ERR("rc: VCOLL_HCA: %s has no usable port %d", names[ch.dev], ch.port);
-    snprintf(r->why, sizeof r->why, "%s", ch.why);
-    free(names);
-    free(ports);
-    return rc;
-}
-
-static int rc_open_device(rc_net_t *r)
-{
-    int ndev = 0;
-    struct ibv_device **list = ibv_get_device_list(&ndev);
-    for (int i = 0; list && i < ndev && !r->ctx; i++)
-        if (strcmp(ibv_get_device_name(list[i]), r->port.dev) == 0)
-            r->ctx = ibv_open_device(list[i]);
-    if (list)
-        ibv_free_device_list(list);
-    if (!r->ctx) {
-        LOG_ERR("rc: cannot open %s: %s", r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    return VC_SUCCESS;
 }
 
 /* Size queues for this job and the device's limits. */
@@ -292,7 +210,8 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         r->qpn_rank[i] = -1;
 
     if (ncand > 0) {
-        if ((rc = rc_pick_port(r)) || (rc = rc_open_device(r)) ||
+        if ((rc = net_vport_pick(c, "rc", &r->port, r->why, sizeof r->why)) ||
+            (rc = net_vport_open(&r->port, "rc", &r->ctx)) ||
             (rc = rc_alloc_resources(r)))
             goto fail;
         for (int p = 0; p < c->size; p++)

@@ -1,0 +1,99 @@
+/*
+ * port_open.c -- choose this rank's HCA port (hwloc, or VCOLL_HCA) among the
+ * usable ones and open its device. Shared by the RC and UD transports so both
+ * pick the same port for the same rank.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "topo/topo.h"
+#include "net/verbs/device.h"
+
+int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
+                   char *why, size_t wlen)
+{
+    net_vport_t *ports = NULL;
+    int nports = 0;
+    net_vdev_scan(c->cfg.gid_index, &ports, &nports);
+    const char **names = calloc((size_t)nports + 1, sizeof *names);
+    if (!names) {
+        free(ports);
+        return VC_ERR_NOMEM;
+    }
+    int nnames = net_vdev_usable_names(ports, nports, names, nports);
+    if (nnames == 0) {
+        char rep[1024];
+        net_vdev_reject_report(ports, nports, rep, sizeof rep);
+        LOG_ERR("%s: no usable verbs device: %s", tag, rep);
+        free(names);
+        free(ports);
+        return VC_ERR_TRANSPORT;
+    }
+
+    hwloc_topology_t topo = NULL;
+    hwloc_bitmap_t cpuset = NULL;
+    if (topo_load(&topo) == VC_SUCCESS)
+        cpuset = topo_my_cpuset(topo);
+    else
+        LOG_WARN("%s: hwloc topology unavailable; spreading ranks over HCAs by local rank",
+                 tag);
+    topo_hca_choice_t ch;
+    int rc = topo_hca_select(topo, cpuset, names, nnames, c->boot.local_rank,
+                             c->cfg.hca, &ch);
+    hwloc_bitmap_free(cpuset);
+    if (topo)
+        hwloc_topology_destroy(topo);
+    if (rc != VC_SUCCESS) {
+        LOG_ERR("%s: %s", tag, ch.why);
+        free(names);
+        free(ports);
+        return rc;
+    }
+
+    rc = VC_ERR_TRANSPORT;
+    for (int i = 0; i < nports; i++) {
+        net_vport_t *v = &ports[i];
+        if (strcmp(v->dev, names[ch.dev]) || (ch.port && v->port != ch.port))
+            continue;
+        if (!v->usable) {
+            if (ch.port) {
+                LOG_ERR("%s: VCOLL_HCA asks for %s:%d, which is not usable: %s",
+                        tag, v->dev, v->port, v->why);
+                break;
+            }
+            continue;
+        }
+        *out = *v;
+        rc = VC_SUCCESS;
+        break;
+    }
+    if (rc != VC_SUCCESS && ch.port)
+        LOG_ERR("%s: VCOLL_HCA: %s has no usable port %d", tag, names[ch.dev], ch.port);
+    snprintf(why, wlen, "%s", ch.why);
+    free(names);
+    free(ports);
+    return rc;
+}
+
+int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context **out)
+{
+    int ndev = 0;
+    struct ibv_device **list = ibv_get_device_list(&ndev);
+    *out = NULL;
+    for (int i = 0; list && i < ndev && !*out; i++)
+        if (strcmp(ibv_get_device_name(list[i]), port->dev) == 0)
+            *out = ibv_open_device(list[i]);
+    if (list)
+        ibv_free_device_list(list);
+    if (!*out) {
+        LOG_ERR("%s: cannot open %s: %s", tag, port->dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    return VC_SUCCESS;
+}

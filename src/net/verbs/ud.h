@@ -1,0 +1,199 @@
+/*
+ * ud.h -- verbs UD transport with software reliability (the public seam is
+ * net.h: net_ud_open).
+ *
+ * Why UD: an RC mesh costs a QP, a send queue and connection state per peer;
+ * at tens of thousands of ranks, or on a device with few QPs, that does not
+ * fit. UD needs one QP per process whatever the job size, at the price of
+ * doing in software what RC does in the NIC: ordering, loss recovery and
+ * segmentation. VCOLL_NET=ud forces it; auto picks it when an RC mesh would
+ * exceed VCOLL_RC_MAX_PEERS.
+ *
+ * Shape: one PD, one CQ, one UD QP. A peer is an address handle plus its QP
+ * number, made on the first packet to or from it (lazy: a rank only pays for
+ * the peers it talks to). Receive buffers are one path MTU plus the 40-byte
+ * GRH slot UD receives always start with.
+ *
+ * Reliability, per ordered pair of ranks:
+ *  - Every data fragment carries a sequence number. The receiver accepts
+ *    only the next one expected; anything later is dropped and answered with
+ *    one NAK naming the sequence it waits for; anything earlier is a
+ *    duplicate, dropped and answered with an ACK. So delivery is in order and
+ *    exactly once, which p2p needs for MPI's non-overtaking rule.
+ *  - Acknowledgements are cumulative ("everything before N arrived"). They
+ *    ride on every data packet going back; a standalone ACK goes when a
+ *    quarter window is owed, or when an owed ACK has waited UD_ACK_DELAY_NS
+ *    (a ping-pong never needs one: the reply carries it).
+ *  - The sender keeps every fragment until it is acknowledged, at most
+ *    VCOLL_UD_WINDOW per peer. When the oldest has waited the retransmission
+ *    timeout (VCOLL_UD_RTO, doubling up to UD_RTO_MAX_NS) or a NAK arrives,
+ *    everything unacknowledged is resent from the oldest (go-back-N: losses
+ *    are rare on a lossless fabric, so simplicity beats selective repeat).
+ *  - A peer that acknowledges nothing for VCOLL_UD_TIMEOUT seconds is
+ *    declared dead; a peer on this node is also checked by pid, which finds a
+ *    killed process at once instead of after the timeout.
+ *  - A packet larger than one MTU is split into fragments with consecutive
+ *    sequence numbers; since delivery is in order, reassembly is an append.
+ *    So max_packet is the eager size, as on RC, and p2p never sees the MTU.
+ *  - A send buffer is reused only when it is acknowledged *and* its last
+ *    posted send completed: a resend may still be in the send queue when the
+ *    ACK for the first copy arrives.
+ *
+ * No RDMA on UD: get is NULL and p2p streams rendezvous data as packets
+ * (RTS, CTS, DATA...), each up to max_packet, fragmented here.
+ */
+#ifndef VC_NET_VERBS_UD_H
+#define VC_NET_VERBS_UD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <infiniband/verbs.h>
+
+#include "net/net.h"
+#include "net/verbs/device.h"
+
+#define UD_BLOB_KEY      "vc.ud"
+#define UD_BLOB_MAGIC    0x76635544u    /* "vcUD", bump on layout change */
+#define UD_QKEY          0x76430011u
+#define UD_GRH_BYTES     40
+#define UD_POLL_BATCH    32
+#define UD_CTRL_RESERVE  8              /* send-queue slots kept for ACK/NAK */
+#define UD_ACK_DELAY_NS  100000ull      /* longest an owed ACK waits, 100 us */
+#define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
+#define UD_NAK_GAP_NS    200000ull      /* a NAK for the same gap at most this often */
+
+/* Endpoint blob published with boot_put(UD_BLOB_KEY). */
+typedef struct ud_blob {
+    uint32_t magic;
+    uint32_t qpn;
+    uint16_t lid;
+    uint8_t  mtu;             /* enum ibv_mtu (active) */
+    uint8_t  link_layer;
+    uint8_t  gid[16];
+    int32_t  gid_index;       /* -1: IB without GRH */
+    uint32_t max_packet;      /* largest packet before fragmentation */
+    int32_t  pid;             /* liveness check for peers on the same node */
+} ud_blob_t;
+
+enum { UD_T_DATA = 1, UD_T_ACK = 2, UD_T_NAK = 3 };
+enum { UD_F_FIRST = 1, UD_F_LAST = 2 };
+
+/* Wire header in front of every UD payload (after the receiver's GRH). */
+typedef struct ud_hdr {
+    uint32_t src;             /* sender's world rank */
+    uint32_t seq;             /* DATA: this fragment's sequence number */
+    uint32_t ack;             /* every type: all of the receiver's seq < ack arrived */
+    uint32_t total;           /* DATA with UD_F_FIRST: whole packet length */
+    uint8_t  type;
+    uint8_t  flags;
+    uint16_t pad;
+} ud_hdr_t;
+
+/* Wrap-safe sequence order. */
+static inline int ud_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+
+/* One registered send buffer: a data fragment (kept until acknowledged) or a
+ * control packet (freed by its completion). */
+typedef struct ud_slot {
+    uint32_t len;             /* header + payload bytes */
+    int peer;
+    int posted;               /* sends of it still in the send queue */
+    int acked;                /* data: the peer has it */
+    int ctrl;                 /* ACK / NAK */
+    int next_free;
+} ud_slot_t;
+
+typedef struct ud_peer {
+    int state;                /* UD_P_* */
+    struct ibv_ah *ah;
+    uint32_t qpn;
+    uint32_t frag;            /* payload bytes per fragment to this peer */
+    pid_t pid;                /* > 0 when the peer is on this node */
+    /* sending */
+    uint32_t next_seq;        /* next sequence to assign */
+    uint32_t una;             /* oldest unacknowledged */
+    int *win;                 /* slot of seq s at win[s & wmask] */
+    uint64_t rto_ns;          /* current retransmission timeout */
+    uint64_t rto_at;          /* resend the window when now passes this */
+    uint64_t stall_since;     /* una last moved (or window went non-empty) */
+    uint32_t resends;         /* windows resent since una last moved */
+    /* receiving */
+    uint32_t expect;          /* next sequence accepted */
+    uint32_t owed;            /* accepted, not yet acknowledged */
+    uint64_t owed_since;
+    int ack_now;              /* a duplicate arrived: acknowledge at once */
+    uint32_t nak_for;         /* last NAK named this sequence ... */
+    uint64_t nak_at;          /* ... at this time */
+    char *ras;                /* reassembly of a fragmented packet */
+    uint32_t ras_len, ras_total;
+    /* lists: peers with unacknowledged data / with ACKs owed */
+    struct ud_peer *tx_next, *tx_prev;
+    struct ud_peer *ack_next;
+    int on_tx, on_ack;
+    int rank;
+} ud_peer_t;
+
+enum { UD_P_NEW, UD_P_READY, UD_P_DEAD };
+
+typedef struct ud_net {
+    net_t base;               /* must be first */
+    struct vc_ctx *c;
+    int me, size;
+
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    net_vport_t port;
+    char why[256];            /* why this HCA (topo) */
+    uint32_t mtu;             /* my active path MTU, bytes */
+    uint32_t max_inline;
+
+    ud_peer_t *peer;          /* [size] */
+    uint32_t wsize, wmask;    /* window per peer (power of two) */
+    int sq_depth, sq_free;
+
+    char *rx_buf;             /* rx_count x rx_stride */
+    struct ibv_mr *rx_mr;
+    int rx_count;
+    size_t rx_stride;
+
+    char *tx_buf;             /* tx_count x mtu */
+    struct ibv_mr *tx_mr;
+    ud_slot_t *slot;
+    int tx_count;
+    int tx_free;              /* free-list head */
+    int tx_nfree;
+
+    ud_peer_t *tx_list;       /* peers with unacknowledged data */
+    ud_peer_t *ack_list;      /* peers owed an acknowledgement */
+    int unacked;              /* fragments in flight, all peers */
+    double loss;              /* VCOLL_UD_LOSS */
+    uint64_t rng;
+    int in_progress;
+    int qp_broken;
+    /* counters for the info log at close */
+    uint64_t n_tx, n_rx, n_resent, n_dup, n_ooo, n_acks, n_naks, n_dropped;
+} ud_net_t;
+
+/* ud_open.c */
+int ud_peer_ready(ud_net_t *u, int peer);
+void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+uint64_t ud_now_ns(void);
+
+/* ud_send.c */
+int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt);
+int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type);
+void ud_slot_put(ud_net_t *u, int s);
+void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t now);
+void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now);
+void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p);
+
+/* ud_progress.c */
+int ud_progress(net_t *n);
+int ud_post_recv(ud_net_t *u, int idx);
+int ud_check_peer(net_t *n, int peer);
+int ud_quiesce(net_t *n);
+
+#endif

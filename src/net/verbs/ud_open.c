@@ -1,0 +1,360 @@
+/*
+ * ud_open.c -- open the UD transport (device, PD, CQ, one UD QP, buffers,
+ * endpoint blob), connect peers lazily, report dead peers, close.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "boot/boot.h"
+#include "net/verbs/ud.h"
+
+static void ud_close(net_t *n);
+
+static const net_ops_t ud_ops = {
+    .send = ud_send,
+    .progress = ud_progress,
+    .check_peer = ud_check_peer,
+    .quiesce = ud_quiesce,
+    .close = ud_close,
+};
+
+uint64_t ud_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
+{
+    ud_peer_t *p = &u->peer[peer];
+    if (p->state == UD_P_DEAD)
+        return;
+    p->state = UD_P_DEAD;
+    char text[160], why[224];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(why, sizeof why, "rank %d -> rank %d over UD: %s", u->me, peer, text);
+    LOG_ERR("ud: %s", why);
+    /* nothing will ever acknowledge what is queued for it */
+    ud_tx_list_drop(u, p);
+    for (uint32_t s = p->una; s != p->next_seq; s++) {
+        int i = p->win[s & u->wmask];
+        u->slot[i].acked = 1;
+        if (u->slot[i].posted == 0)
+            ud_slot_put(u, i);
+        u->unacked--;
+    }
+    p->una = p->next_seq;
+    if (u->base.up.peer_failed)
+        u->base.up.peer_failed(u->base.up.arg, peer, why);
+    else
+        boot_abort(VC_ERR_PEER_FAILED, why);
+}
+
+/* Fetch the peer's blob and make its address handle: on the first packet to
+ * or from it. VC_SUCCESS, or the peer is marked dead with the reason. */
+int ud_peer_ready(ud_net_t *u, int peer)
+{
+    ud_peer_t *p = &u->peer[peer];
+    if (p->state == UD_P_READY)
+        return VC_SUCCESS;
+    if (p->state == UD_P_DEAD)
+        return VC_ERR_PEER_FAILED;
+    ud_blob_t b;
+    size_t len = sizeof b;
+    int rc = boot_get(peer, UD_BLOB_KEY, &b, &len);
+    if (rc) {
+        ud_peer_fail(u, peer, "its UD endpoint is not published (VCOLL_NET differs "
+                     "between ranks?)");
+        return VC_ERR_TRANSPORT;
+    }
+    if (len != sizeof b || b.magic != UD_BLOB_MAGIC) {
+        ud_peer_fail(u, peer, "its endpoint blob is malformed (%zu bytes; different "
+                     "vcoll versions in one job?)", len);
+        return VC_ERR_TRANSPORT;
+    }
+    if (b.max_packet != u->base.max_packet) {
+        ud_peer_fail(u, peer, "it uses %u-byte packets, we use %zu (VCOLL_EAGER_LIMIT "
+                     "must be the same on every rank)", b.max_packet, u->base.max_packet);
+        return VC_ERR_ARG;
+    }
+    if (b.link_layer != (uint8_t)u->port.link_layer) {
+        ud_peer_fail(u, peer, "we are on %s, it is on %s: no path between them",
+                     net_vdev_link_layer_str(u->port.link_layer),
+                     net_vdev_link_layer_str(b.link_layer));
+        return VC_ERR_TRANSPORT;
+    }
+    struct ibv_ah_attr a;
+    memset(&a, 0, sizeof a);
+    a.dlid = b.lid;
+    a.sl = 0;
+    a.port_num = (uint8_t)u->port.port;
+    if (u->port.gid_index >= 0) {
+        a.is_global = 1;
+        memcpy(a.grh.dgid.raw, b.gid, 16);
+        a.grh.sgid_index = (uint8_t)u->port.gid_index;
+        a.grh.hop_limit = 64;
+    }
+    p->ah = ibv_create_ah(u->pd, &a);
+    if (!p->ah) {
+        char g[64];
+        net_vdev_gid_str((const union ibv_gid *)b.gid, g, sizeof g);
+        ud_peer_fail(u, peer, "ibv_create_ah (LID %u, GID %s) on %s:%d failed: %s",
+                     b.lid, g, u->port.dev, u->port.port, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    if (!p->win && !(p->win = malloc(u->wsize * sizeof *p->win))) {
+        ud_peer_fail(u, peer, "out of memory for its send window");
+        return VC_ERR_NOMEM;
+    }
+    uint32_t mtu = (uint32_t)net_vdev_mtu_bytes((enum ibv_mtu)b.mtu);
+    if (mtu == 0 || mtu > u->mtu)
+        mtu = u->mtu;
+    p->qpn = b.qpn;
+    p->frag = mtu - (uint32_t)sizeof(ud_hdr_t);
+    const struct vc_ctx *c = u->c;
+    p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b.pid : 0;
+    p->rto_ns = (uint64_t)(c->cfg.ud_rto * 1e9);
+    if (p->rto_ns < 1000)
+        p->rto_ns = 1000;
+    p->state = UD_P_READY;
+    return VC_SUCCESS;
+}
+
+static int ud_alloc_resources(ud_net_t *u)
+{
+    const vc_config_t *cfg = &u->c->cfg;
+    struct ibv_device_attr da;
+    if (ibv_query_device(u->ctx, &da)) {
+        LOG_ERR("ud: ibv_query_device(%s): %s", u->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    u->rx_count = cfg->ib_rx_depth < da.max_qp_wr ? cfg->ib_rx_depth : da.max_qp_wr;
+    /* one QP carries every peer's traffic: give it twice an RC QP's queue */
+    u->sq_depth = 2 * cfg->ib_tx_depth < da.max_qp_wr ? 2 * cfg->ib_tx_depth : da.max_qp_wr;
+    if (u->sq_depth <= 2 * UD_CTRL_RESERVE) {
+        LOG_ERR("ud: send queue of %d on %s is too small", u->sq_depth, u->port.dev);
+        return VC_ERR_UNSUPPORTED;
+    }
+    if (u->rx_count + u->sq_depth > da.max_cqe) {
+        LOG_ERR("ud: CQ of %s too small (max_cqe %d) for %d receives + %d sends",
+                u->port.dev, da.max_cqe, u->rx_count, u->sq_depth);
+        return VC_ERR_UNSUPPORTED;
+    }
+    /* enough buffers for a few full windows; beyond that senders wait */
+    long tx = 4L * u->wsize + UD_CTRL_RESERVE;
+    if (tx < u->sq_depth)
+        tx = u->sq_depth;
+    u->tx_count = (int)tx;
+
+    if (!(u->pd = ibv_alloc_pd(u->ctx))) {
+        LOG_ERR("ud: ibv_alloc_pd(%s): %s", u->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    if (!(u->cq = ibv_create_cq(u->ctx, u->rx_count + u->sq_depth, NULL, NULL, 0))) {
+        LOG_ERR("ud: ibv_create_cq(%d) on %s: %s", u->rx_count + u->sq_depth,
+                u->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    static const uint32_t inline_try[] = { 236, 128, 64, 0 };
+    struct ibv_qp_init_attr ia;
+    for (size_t i = 0; i < sizeof inline_try / sizeof inline_try[0] && !u->qp; i++) {
+        memset(&ia, 0, sizeof ia);
+        ia.send_cq = u->cq;
+        ia.recv_cq = u->cq;
+        ia.qp_type = IBV_QPT_UD;
+        ia.sq_sig_all = 1;     /* every send's completion frees its slot */
+        ia.cap.max_send_wr = (uint32_t)u->sq_depth;
+        ia.cap.max_recv_wr = (uint32_t)u->rx_count;
+        ia.cap.max_send_sge = 1;
+        ia.cap.max_recv_sge = 1;
+        ia.cap.max_inline_data = inline_try[i];
+        u->qp = ibv_create_qp(u->pd, &ia);
+    }
+    if (!u->qp) {
+        LOG_ERR("ud: ibv_create_qp(UD) on %s failed: %s", u->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    u->max_inline = ia.cap.max_inline_data;
+    u->sq_free = u->sq_depth;
+
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_INIT;
+    a.pkey_index = 0;
+    a.port_num = (uint8_t)u->port.port;
+    a.qkey = UD_QKEY;
+    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                      IBV_QP_QKEY)) {
+        LOG_ERR("ud: QP RESET->INIT on %s:%d failed: %s", u->port.dev, u->port.port,
+                strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_RTR;
+    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE)) {
+        LOG_ERR("ud: QP INIT->RTR failed: %s", strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 0;
+    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
+        LOG_ERR("ud: QP RTR->RTS failed: %s", strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+
+    u->rx_stride = (UD_GRH_BYTES + u->mtu + 63) & ~(size_t)63;
+    size_t rxb = u->rx_stride * (size_t)u->rx_count;
+    size_t txb = (size_t)u->mtu * (size_t)u->tx_count;
+    u->rx_buf = aligned_alloc(4096, (rxb + 4095) & ~(size_t)4095);
+    u->tx_buf = aligned_alloc(4096, (txb + 4095) & ~(size_t)4095);
+    u->slot = calloc((size_t)u->tx_count, sizeof *u->slot);
+    if (!u->rx_buf || !u->tx_buf || !u->slot)
+        return VC_ERR_NOMEM;
+    u->rx_mr = ibv_reg_mr(u->pd, u->rx_buf, rxb, IBV_ACCESS_LOCAL_WRITE);
+    u->tx_mr = ibv_reg_mr(u->pd, u->tx_buf, txb, 0);
+    if (!u->rx_mr || !u->tx_mr) {
+        LOG_ERR("ud: registering %zu bytes of packet buffers on %s failed: %s "
+                "(ulimit -l?)", rxb + txb, u->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    u->tx_free = -1;
+    for (int i = u->tx_count - 1; i >= 0; i--) {
+        u->slot[i].next_free = u->tx_free;
+        u->tx_free = i;
+    }
+    u->tx_nfree = u->tx_count;
+    for (int i = 0; i < u->rx_count; i++) {
+        int rc = ud_post_recv(u, i);
+        if (rc)
+            return rc;
+    }
+    return VC_SUCCESS;
+}
+
+int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+{
+    if (!c || !up || !out)
+        return VC_ERR_ARG;
+    *out = NULL;
+    ud_net_t *u = calloc(1, sizeof *u);
+    if (!u)
+        return VC_ERR_NOMEM;
+    u->base.ops = &ud_ops;
+    u->base.name = "ud";
+    u->base.up = *up;
+    u->c = c;
+    u->me = c->rank;
+    u->size = c->size;
+    u->loss = c->cfg.ud_loss;
+    u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->rank << 17) ^ (uint64_t)getpid();
+    /* same eager packet as RC, so VCOLL_EAGER_LIMIT means the same on both */
+    size_t mp = (c->cfg.eager_limit + 256 + 63) & ~(size_t)63;
+    u->base.max_packet = mp < 4096 ? 4096 : mp > 65536 + 256 ? 65536 + 256 : mp;
+
+    int rc;
+    if ((rc = net_vport_pick(c, "ud", &u->port, u->why, sizeof u->why)) ||
+        (rc = net_vport_open(&u->port, "ud", &u->ctx)))
+        goto fail;
+    u->mtu = (uint32_t)net_vdev_mtu_bytes(u->port.active_mtu);
+    if (u->mtu < 256) {
+        LOG_ERR("ud: %s:%d reports path MTU %u", u->port.dev, u->port.port, u->mtu);
+        rc = VC_ERR_TRANSPORT;
+        goto fail;
+    }
+    /* a whole max_packet must fit in one window, or it could never be sent */
+    uint32_t frags = (uint32_t)((u->base.max_packet + u->mtu - sizeof(ud_hdr_t) - 1) /
+                                (u->mtu - sizeof(ud_hdr_t)));
+    uint32_t w = 8;
+    while (w < (uint32_t)c->cfg.ud_window || w < 2 * frags)
+        w <<= 1;
+    u->wsize = w;
+    u->wmask = w - 1;
+
+    u->peer = calloc((size_t)c->size, sizeof *u->peer);
+    if (!u->peer) {
+        rc = VC_ERR_NOMEM;
+        goto fail;
+    }
+    for (int i = 0; i < c->size; i++)
+        u->peer[i].rank = i;
+    if ((rc = ud_alloc_resources(u)))
+        goto fail;
+
+    ud_blob_t b;
+    memset(&b, 0, sizeof b);
+    b.magic = UD_BLOB_MAGIC;
+    b.qpn = u->qp->qp_num;
+    b.lid = u->port.lid;
+    b.mtu = (uint8_t)u->port.active_mtu;
+    b.link_layer = (uint8_t)u->port.link_layer;
+    memcpy(b.gid, u->port.gid.raw, 16);
+    b.gid_index = u->port.gid_index;
+    b.max_packet = (uint32_t)u->base.max_packet;
+    b.pid = (int32_t)getpid();
+    if ((rc = boot_put(UD_BLOB_KEY, &b, sizeof b)))
+        goto fail;
+
+    char gid[64];
+    net_vdev_gid_str(&u->port.gid, gid, sizeof gid);
+    LOG_INFO("ud: %s:%d (%s, MTU %u, GID[%d] %s), QPN 0x%x, window %u, %d receive + %d "
+             "send buffers, inline %u; %s", u->port.dev, u->port.port,
+             net_vdev_link_layer_str(u->port.link_layer), u->mtu, u->port.gid_index,
+             u->port.gid_index >= 0 ? gid : "-", u->qp->qp_num, u->wsize, u->rx_count,
+             u->tx_count, u->max_inline, u->why);
+    *out = &u->base;
+    return VC_SUCCESS;
+fail:
+    ud_close(&u->base);
+    return rc;
+}
+
+static void ud_close(net_t *n)
+{
+    ud_net_t *u = (ud_net_t *)n;
+    if (!u)
+        return;
+    if (u->qp)
+        LOG_DEBUG("ud: %llu fragments sent, %llu received, %llu resent, %llu duplicates, "
+                  "%llu out of order, %llu ACKs, %llu NAKs, %llu dropped on purpose",
+                  (unsigned long long)u->n_tx, (unsigned long long)u->n_rx,
+                  (unsigned long long)u->n_resent, (unsigned long long)u->n_dup,
+                  (unsigned long long)u->n_ooo, (unsigned long long)u->n_acks,
+                  (unsigned long long)u->n_naks, (unsigned long long)u->n_dropped);
+    if (u->qp)
+        ibv_destroy_qp(u->qp);
+    for (int p = 0; u->peer && p < u->size; p++) {
+        if (u->peer[p].ah)
+            ibv_destroy_ah(u->peer[p].ah);
+        free(u->peer[p].win);
+        free(u->peer[p].ras);
+    }
+    if (u->cq)
+        ibv_destroy_cq(u->cq);
+    if (u->rx_mr)
+        ibv_dereg_mr(u->rx_mr);
+    if (u->tx_mr)
+        ibv_dereg_mr(u->tx_mr);
+    if (u->pd)
+        ibv_dealloc_pd(u->pd);
+    if (u->ctx)
+        ibv_close_device(u->ctx);
+    free(u->rx_buf);
+    free(u->tx_buf);
+    free(u->slot);
+    free(u->peer);
+    free(u);
+}

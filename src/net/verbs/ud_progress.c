@@ -1,0 +1,280 @@
+/*
+ * ud_progress.c -- the receiving half of UD reliability and the timers:
+ * poll the CQ, accept fragments in order, reassemble and deliver, answer
+ * with ACK/NAK, resend on timeout, give up on silent peers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "net/verbs/ud.h"
+
+#define UD_RECV_WRID (1ull << 63)
+
+int ud_post_recv(ud_net_t *u, int idx)
+{
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)(u->rx_buf + (size_t)idx * u->rx_stride),
+        .length = (uint32_t)(UD_GRH_BYTES + u->mtu),
+        .lkey = u->rx_mr->lkey,
+    };
+    struct ibv_recv_wr wr = {
+        .wr_id = UD_RECV_WRID | (uint64_t)idx,
+        .sg_list = &sge,
+        .num_sge = 1,
+    }, *bad;
+    int err = ibv_post_recv(u->qp, &wr, &bad);
+    if (err) {
+        LOG_ERR("ud: rank %d: ibv_post_recv failed: %s", u->me, strerror(err));
+        return VC_ERR_TRANSPORT;
+    }
+    return VC_SUCCESS;
+}
+
+static void ack_list_add(ud_net_t *u, ud_peer_t *p)
+{
+    if (p->on_ack)
+        return;
+    p->on_ack = 1;
+    p->ack_next = u->ack_list;
+    u->ack_list = p;
+}
+
+/* Fault injection (VCOLL_UD_LOSS): xorshift, so runs differ per rank. */
+static int drop_on_purpose(ud_net_t *u)
+{
+    if (u->loss <= 0)
+        return 0;
+    u->rng ^= u->rng << 13;
+    u->rng ^= u->rng >> 7;
+    u->rng ^= u->rng << 17;
+    return (double)(u->rng >> 11) * (1.0 / 9007199254740992.0) < u->loss;
+}
+
+/* An in-order fragment: deliver it, or add it to the peer's reassembly. */
+static void deliver(ud_net_t *u, ud_peer_t *p, const ud_hdr_t *h, uint32_t plen)
+{
+    const char *data = (const char *)(h + 1);
+    int first = h->flags & UD_F_FIRST, last = h->flags & UD_F_LAST;
+    if (first && last) {
+        if (plen != h->total) {
+            ud_peer_fail(u, p->rank, "packet of %u bytes says it holds %u", plen, h->total);
+            return;
+        }
+        u->base.up.packet(u->base.up.arg, p->rank, data, plen);
+        return;
+    }
+    if (first) {
+        if (h->total > u->base.max_packet || p->ras_total) {
+            ud_peer_fail(u, p->rank, "bad fragment start (%u bytes, max %zu%s)", h->total,
+                         u->base.max_packet, p->ras_total ? ", previous one unfinished" : "");
+            return;
+        }
+        if (!p->ras && !(p->ras = malloc(u->base.max_packet))) {
+            ud_peer_fail(u, p->rank, "out of memory for reassembly");
+            return;
+        }
+        p->ras_total = h->total;
+        p->ras_len = 0;
+    }
+    if (!p->ras_total || p->ras_len + plen > p->ras_total) {
+        ud_peer_fail(u, p->rank, "fragment does not fit the packet being reassembled");
+        return;
+    }
+    memcpy(p->ras + p->ras_len, data, plen);
+    p->ras_len += plen;
+    if (!last)
+        return;
+    uint32_t total = p->ras_total;
+    p->ras_total = 0;
+    if (p->ras_len != total) {
+        ud_peer_fail(u, p->rank, "reassembled %u of %u bytes", p->ras_len, total);
+        return;
+    }
+    u->base.up.packet(u->base.up.arg, p->rank, p->ras, total);
+}
+
+static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
+{
+    int idx = (int)(wc->wr_id & ~UD_RECV_WRID);
+    if (wc->status != IBV_WC_SUCCESS) {
+        if (wc->status != IBV_WC_WR_FLUSH_ERR)
+            LOG_ERR("ud: rank %d: receive completion failed: %s (status %d, vendor error "
+                    "0x%x) on %s:%d", u->me, ibv_wc_status_str(wc->status),
+                    (int)wc->status, wc->vendor_err, u->port.dev, u->port.port);
+        else
+            return;     /* QP being torn down: nothing to repost */
+        goto repost;
+    }
+    const ud_hdr_t *h = (const ud_hdr_t *)(u->rx_buf + (size_t)idx * u->rx_stride +
+                                           UD_GRH_BYTES);
+    if (wc->byte_len < UD_GRH_BYTES + sizeof *h || h->src >= (uint32_t)u->size ||
+        h->src == (uint32_t)u->me) {
+        LOG_DEBUG("ud: rank %d: malformed datagram (%u bytes) dropped", u->me, wc->byte_len);
+        goto repost;
+    }
+    ud_peer_t *p = &u->peer[h->src];
+    if (p->state != UD_P_READY && ud_peer_ready(u, (int)h->src))
+        goto repost;
+    if (wc->src_qp != p->qpn) {
+        LOG_DEBUG("ud: rank %d: datagram claiming rank %u from QP 0x%x (expected 0x%x) "
+                  "dropped", u->me, h->src, wc->src_qp, p->qpn);
+        goto repost;
+    }
+    if (drop_on_purpose(u)) {
+        u->n_dropped++;
+        goto repost;
+    }
+    u->n_rx++;
+    ud_on_ack(u, p, h->ack, 0);
+    if (h->type == UD_T_NAK) {
+        /* the peer saw a gap: resend now rather than at the timeout */
+        if (p->una != p->next_seq)
+            ud_resend(u, p, ud_now_ns());
+    } else if (h->type == UD_T_DATA) {
+        uint32_t plen = wc->byte_len - UD_GRH_BYTES - (uint32_t)sizeof *h;
+        if (h->seq == p->expect) {
+            p->expect++;
+            if (p->owed++ == 0)
+                p->owed_since = ud_now_ns();
+            if (p->owed >= u->wsize / 4)
+                p->ack_now = 1;
+            ack_list_add(u, p);
+            deliver(u, p, h, plen);
+        } else if (ud_seq_lt(h->seq, p->expect)) {
+            u->n_dup++;         /* our ACK was lost or late */
+            p->ack_now = 1;
+            ack_list_add(u, p);
+        } else {
+            u->n_ooo++;         /* a gap: ask for the missing one, once */
+            uint64_t now = ud_now_ns();
+            if (p->nak_for != p->expect || now - p->nak_at > UD_NAK_GAP_NS) {
+                p->nak_for = p->expect;
+                p->nak_at = now;
+                ud_send_ctrl(u, p, UD_T_NAK);
+            }
+        }
+    }
+repost:
+    /* only after the upcall is done with the buffer */
+    if (ud_post_recv(u, idx) != VC_SUCCESS)
+        u->qp_broken = 1;
+}
+
+static void on_send(ud_net_t *u, const struct ibv_wc *wc)
+{
+    int s = (int)wc->wr_id;
+    if (s < 0 || s >= u->tx_count) {
+        LOG_ERR("ud: rank %d: completion for unknown send %llu (%s)", u->me,
+                (unsigned long long)wc->wr_id, ibv_wc_status_str(wc->status));
+        return;
+    }
+    ud_slot_t *sl = &u->slot[s];
+    sl->posted--;
+    u->sq_free++;
+    if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR) {
+        /* a UD send fails only locally: the QP is now in error state */
+        u->qp_broken = 1;
+        ud_peer_fail(u, sl->peer, "send failed: %s (status %d, vendor error 0x%x) on "
+                     "%s:%d", ibv_wc_status_str(wc->status), (int)wc->status,
+                     wc->vendor_err, u->port.dev, u->port.port);
+    }
+    if (sl->posted == 0 && (sl->ctrl || sl->acked))
+        ud_slot_put(u, s);
+}
+
+/* Resend timed-out windows; declare peers dead after VCOLL_UD_TIMEOUT. */
+static void run_timers(ud_net_t *u, uint64_t now)
+{
+    uint64_t limit = (uint64_t)(u->c->cfg.ud_timeout * 1e9);
+    for (ud_peer_t *p = u->tx_list, *nx; p; p = nx) {
+        nx = p->tx_next;
+        if (now < p->rto_at)
+            continue;
+        if (limit && now - p->stall_since > limit) {
+            ud_peer_fail(u, p->rank, "no acknowledgement for %.1f s after %u resends (the "
+                         "peer died, or stopped calling into vcoll; VCOLL_UD_TIMEOUT)",
+                         (double)(now - p->stall_since) * 1e-9, p->resends);
+            continue;
+        }
+        ud_resend(u, p, now);
+    }
+}
+
+/* Send the ACKs that are due (all of them when force). Returns how many
+ * are still owed because the send queue had no room. */
+static int flush_acks(ud_net_t *u, uint64_t now, int force)
+{
+    ud_peer_t **pp = &u->ack_list;
+    int left = 0;
+    while (*pp) {
+        ud_peer_t *p = *pp;
+        if ((p->owed || p->ack_now) && p->state == UD_P_READY &&
+            (force || p->ack_now || now - p->owed_since >= UD_ACK_DELAY_NS) &&
+            ud_send_ctrl(u, p, UD_T_ACK) == NET_AGAIN)
+            left++;
+        if ((!p->owed && !p->ack_now) || p->state != UD_P_READY) {
+            p->on_ack = 0;
+            *pp = p->ack_next;
+        } else {
+            pp = &p->ack_next;
+        }
+    }
+    return left;
+}
+
+int ud_progress(net_t *n)
+{
+    ud_net_t *u = (ud_net_t *)n;
+    if (!u || !u->cq || u->in_progress)
+        return 0;
+    u->in_progress = 1;
+    struct ibv_wc wc[UD_POLL_BATCH];
+    int ne = ibv_poll_cq(u->cq, UD_POLL_BATCH, wc);
+    if (ne < 0) {
+        LOG_ERR("ud: rank %d: ibv_poll_cq failed (%d)", u->me, ne);
+        u->in_progress = 0;
+        return -VC_ERR_TRANSPORT;
+    }
+    for (int i = 0; i < ne; i++) {
+        if (wc[i].wr_id & UD_RECV_WRID)
+            on_recv(u, &wc[i]);
+        else
+            on_send(u, &wc[i]);
+    }
+    if (u->tx_list || u->ack_list) {
+        uint64_t now = ud_now_ns();
+        if (u->tx_list)
+            run_timers(u, now);
+        if (u->ack_list)
+            flush_acks(u, now, 0);
+    }
+    u->in_progress = 0;
+    return ne;
+}
+
+int ud_check_peer(net_t *n, int peer)
+{
+    ud_net_t *u = (ud_net_t *)n;
+    if (!u || peer < 0 || peer >= u->size)
+        return VC_ERR_ARG;
+    ud_peer_t *p = &u->peer[peer];
+    if (p->state == UD_P_NEW && peer != u->me)
+        ud_peer_ready(u, peer);
+    if (p->state == UD_P_DEAD)
+        return VC_ERR_PEER_FAILED;
+    /* UD cannot tell a dead peer from a quiet one; its pid can */
+    return p->pid > 0 && net_pid_gone(p->pid) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
+}
+
+int ud_quiesce(net_t *n)
+{
+    ud_net_t *u = (ud_net_t *)n;
+    if (!u || u->qp_broken)
+        return 0;
+    return u->unacked + flush_acks(u, ud_now_ns(), 1);
+}

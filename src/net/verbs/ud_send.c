@@ -1,0 +1,242 @@
+/*
+ * ud_send.c -- the sending half of UD reliability: fragment a packet into the
+ * peer's window, post it, take cumulative acknowledgements, resend.
+ */
+#include <errno.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "net/verbs/ud.h"
+
+static int slot_get(ud_net_t *u)
+{
+    int s = u->tx_free;
+    if (s < 0)
+        return -1;
+    u->tx_free = u->slot[s].next_free;
+    u->tx_nfree--;
+    u->slot[s].posted = 0;
+    u->slot[s].acked = 0;
+    u->slot[s].ctrl = 0;
+    return s;
+}
+
+void ud_slot_put(ud_net_t *u, int s)
+{
+    u->slot[s].next_free = u->tx_free;
+    u->tx_free = s;
+    u->tx_nfree++;
+}
+
+static void tx_list_add(ud_net_t *u, ud_peer_t *p)
+{
+    if (p->on_tx)
+        return;
+    p->on_tx = 1;
+    p->tx_prev = NULL;
+    p->tx_next = u->tx_list;
+    if (u->tx_list)
+        u->tx_list->tx_prev = p;
+    u->tx_list = p;
+}
+
+void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p)
+{
+    if (!p->on_tx)
+        return;
+    p->on_tx = 0;
+    if (p->tx_prev)
+        p->tx_prev->tx_next = p->tx_next;
+    else
+        u->tx_list = p->tx_next;
+    if (p->tx_next)
+        p->tx_next->tx_prev = p->tx_prev;
+    p->tx_next = p->tx_prev = NULL;
+}
+
+/* Put slot s on the wire to p. Every send carries the latest cumulative
+ * acknowledgement for p, which settles whatever we owed it. */
+static int post(ud_net_t *u, ud_peer_t *p, int s)
+{
+    ud_slot_t *sl = &u->slot[s];
+    char *buf = u->tx_buf + (size_t)s * u->mtu;
+    ((ud_hdr_t *)buf)->ack = p->expect;
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)buf,
+        .length = sl->len,
+        .lkey = u->tx_mr->lkey,
+    };
+    struct ibv_send_wr wr, *bad;
+    memset(&wr, 0, sizeof wr);
+    wr.wr_id = (uint64_t)s;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED | (sl->len <= u->max_inline ? IBV_SEND_INLINE : 0);
+    wr.wr.ud.ah = p->ah;
+    wr.wr.ud.remote_qpn = p->qpn;
+    wr.wr.ud.remote_qkey = UD_QKEY;
+    int err = ibv_post_send(u->qp, &wr, &bad);
+    if (err) {
+        LOG_ERR("ud: rank %d -> rank %d: ibv_post_send (%u B) failed: %s", u->me,
+                p->rank, sl->len, strerror(err));
+        return VC_ERR_TRANSPORT;
+    }
+    sl->posted++;
+    u->sq_free--;
+    u->n_tx++;
+    p->owed = 0;
+    p->ack_now = 0;
+    return VC_SUCCESS;
+}
+
+int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
+{
+    ud_net_t *u = (ud_net_t *)n;
+    if (!u || peer < 0 || peer >= u->size || peer == u->me || iovcnt < 0 ||
+        (iovcnt && !iov))
+        return VC_ERR_ARG;
+    if (u->qp_broken)
+        return VC_ERR_TRANSPORT;
+    ud_peer_t *p = &u->peer[peer];
+    if (p->state != UD_P_READY && ud_peer_ready(u, peer))
+        return VC_ERR_PEER_FAILED;
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (len > u->base.max_packet)
+        return VC_ERR_ARG;
+    uint32_t nfrag = len ? (uint32_t)((len + p->frag - 1) / p->frag) : 1;
+    /* all or nothing: a packet is never half in the window */
+    if (p->next_seq - p->una + nfrag > u->wsize ||
+        u->tx_nfree < (int)nfrag + UD_CTRL_RESERVE ||
+        u->sq_free < (int)nfrag + UD_CTRL_RESERVE)
+        return NET_AGAIN;
+
+    if (p->una == p->next_seq) {
+        uint64_t now = ud_now_ns();
+        p->stall_since = now;
+        p->rto_at = now + p->rto_ns;
+        tx_list_add(u, p);
+    }
+    int vi = 0;
+    size_t voff = 0;
+    for (uint32_t f = 0; f < nfrag; f++) {
+        int s = slot_get(u);
+        ud_slot_t *sl = &u->slot[s];
+        char *buf = u->tx_buf + (size_t)s * u->mtu;
+        ud_hdr_t *h = (ud_hdr_t *)buf;
+        size_t want = len - (size_t)f * p->frag;
+        if (want > p->frag)
+            want = p->frag;
+        h->src = (uint32_t)u->me;
+        h->seq = p->next_seq;
+        h->total = (uint32_t)len;
+        h->type = UD_T_DATA;
+        h->flags = (uint8_t)((f == 0 ? UD_F_FIRST : 0) | (f + 1 == nfrag ? UD_F_LAST : 0));
+        h->pad = 0;
+        char *dst = buf + sizeof *h;
+        for (size_t got = 0; got < want;) {
+            size_t take = iov[vi].iov_len - voff;
+            if (take > want - got)
+                take = want - got;
+            memcpy(dst + got, (const char *)iov[vi].iov_base + voff, take);
+            got += take;
+            voff += take;
+            if (voff == iov[vi].iov_len) {
+                vi++;
+                voff = 0;
+            }
+        }
+        sl->len = (uint32_t)(sizeof *h + want);
+        sl->peer = peer;
+        p->win[p->next_seq & u->wmask] = s;
+        p->next_seq++;
+        u->unacked++;
+        if (post(u, p, s)) {
+            u->qp_broken = 1;
+            ud_peer_fail(u, peer, "posting a send failed (QP in error state?)");
+            return VC_ERR_TRANSPORT;
+        }
+    }
+    return VC_SUCCESS;
+}
+
+/* A standalone ACK or NAK: carries only the cumulative acknowledgement. */
+int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type)
+{
+    if (p->state != UD_P_READY || u->qp_broken)
+        return VC_SUCCESS;
+    if (u->sq_free <= 0 || u->tx_nfree <= 0)
+        return NET_AGAIN;
+    int s = slot_get(u);
+    ud_slot_t *sl = &u->slot[s];
+    ud_hdr_t *h = (ud_hdr_t *)(u->tx_buf + (size_t)s * u->mtu);
+    memset(h, 0, sizeof *h);
+    h->src = (uint32_t)u->me;
+    h->type = (uint8_t)type;
+    sl->len = sizeof *h;
+    sl->peer = p->rank;
+    sl->ctrl = 1;
+    if (post(u, p, s)) {
+        ud_slot_put(u, s);
+        u->qp_broken = 1;
+        ud_peer_fail(u, p->rank, "posting an acknowledgement failed (QP in error state?)");
+        return VC_ERR_TRANSPORT;
+    }
+    if (type == UD_T_NAK)
+        u->n_naks++;
+    else
+        u->n_acks++;
+    return VC_SUCCESS;
+}
+
+/* Everything before ack arrived at p: release it. Stale or bogus values
+ * (outside the window) are ignored. */
+void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t now)
+{
+    if (!ud_seq_lt(p->una, ack) || ud_seq_lt(p->next_seq, ack))
+        return;
+    while (p->una != ack) {
+        int s = p->win[p->una & u->wmask];
+        u->slot[s].acked = 1;
+        if (u->slot[s].posted == 0)
+            ud_slot_put(u, s);
+        p->una++;
+        u->unacked--;
+    }
+    p->resends = 0;
+    p->rto_ns = (uint64_t)(u->c->cfg.ud_rto * 1e9);
+    if (p->rto_ns < 1000)
+        p->rto_ns = 1000;
+    if (p->una == p->next_seq) {
+        ud_tx_list_drop(u, p);
+        return;
+    }
+    if (!now)
+        now = ud_now_ns();
+    p->stall_since = now;
+    p->rto_at = now + p->rto_ns;
+}
+
+/* Go-back-N: resend everything unacknowledged, oldest first, as far as the
+ * send queue allows (the rest goes at the next timeout), and back off. */
+void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now)
+{
+    for (uint32_t s = p->una; s != p->next_seq; s++) {
+        if (u->sq_free <= UD_CTRL_RESERVE)
+            break;
+        if (post(u, p, p->win[s & u->wmask])) {
+            u->qp_broken = 1;
+            ud_peer_fail(u, p->rank, "posting a resend failed (QP in error state?)");
+            return;
+        }
+        u->n_resent++;
+    }
+    p->resends++;
+    p->rto_ns = p->rto_ns * 2 > UD_RTO_MAX_NS ? UD_RTO_MAX_NS : p->rto_ns * 2;
+    p->rto_at = now + p->rto_ns;
+}
