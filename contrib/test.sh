@@ -4,7 +4,7 @@
 #      launcher checks, srun --mpi=pmix on a local single-node Slurm, OSU)
 #   2. the same unit + mpirun suites under ASan+UBSan
 #   3. install, then build the examples against the installed vcoll (pkg-config)
-#   4. verbs: the multi-process suite on VCOLL_NET=rc inside a QEMU guest
+#   4. verbs: the multi-process suite on VCOLL_NET=rc and ud inside a QEMU guest
 #      with SoftRoCE (contrib/vm/vcoll-vm.sh), one rxe device and two
 # Options: --quick (skip sanitizers and VM), --no-vm, --no-san, --no-slurm
 set -u
@@ -86,7 +86,7 @@ if [ $vm -eq 1 ]; then
     if [ -x "$top/test/verbs/run-verbs-tests.sh" ]; then
         # the test binaries must exist before the guest looks for them
         (cd "$build" && make -j2 check TESTS= >/dev/null)
-        stage "verbs (SoftRoCE guest): rc" "$top/test/verbs/run-verbs-tests.sh" "$build" \
+        stage "verbs (SoftRoCE guest): rc + ud" "$top/test/verbs/run-verbs-tests.sh" "$build" \
             --list "$top/test/verbs/verbs.list"
     else
         echo "verbs tests: test/verbs/run-verbs-tests.sh missing"; fail=$((fail + 1))

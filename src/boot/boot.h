@@ -32,6 +32,9 @@ int boot_get(int rank, const char *key, void *buf, size_t *len);
 void boot_abort(int code, const char *msg);
 int boot_finalize(void);
 void boot_info_free(boot_info_t *info);
+/* nodes.c: remote peers of the rank that has the most of them (the job size
+ * minus the smallest node's ranks); the same number on every rank */
+int boot_max_remote_peers(const boot_info_t *info);
 
 /* Pure helper, unit tested: decide from environment what the launcher was
  * when PMIx is unreachable. Returns the number of processes a non-PMIx

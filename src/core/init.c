@@ -73,24 +73,6 @@ static void teardown(struct vc_ctx *c)
     boot_info_free(&c->boot);
 }
 
-/* Remote peers of the rank with the most of them: a job-wide number every
- * rank computes alike, so all ranks agree on RC or UD without talking. */
-static int max_remote_peers(const struct vc_ctx *c)
-{
-    int *count = calloc((size_t)(c->boot.nnodes > 0 ? c->boot.nnodes : 1), sizeof(int));
-    if (!count)
-        return c->size - 1;
-    for (int r = 0; r < c->size; r++)
-        if (c->boot.node_of[r] >= 0 && c->boot.node_of[r] < c->boot.nnodes)
-            count[c->boot.node_of[r]]++;
-    int smallest = c->size;
-    for (int n = 0; n < c->boot.nnodes; n++)
-        if (count[n] > 0 && count[n] < smallest)
-            smallest = count[n];
-    free(count);
-    return c->size - smallest;
-}
-
 static int open_transports(struct vc_ctx *c)
 {
     net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, NULL};
@@ -106,7 +88,8 @@ static int open_transports(struct vc_ctx *c)
     case CFG_NET_AUTO:
         want_shm = c->boot.local_size > 1;
         if (c->boot.nnodes > 1) {
-            int most = max_remote_peers(c);
+            /* a job-wide number, so every rank picks the same transport */
+            int most = boot_max_remote_peers(&c->boot);
             if (c->cfg.rc_max_peers > 0 && most > c->cfg.rc_max_peers) {
                 if (c->rank == 0)
                     LOG_INFO("%d remote peers exceed VCOLL_RC_MAX_PEERS=%d: remote "

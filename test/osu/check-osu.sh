@@ -27,18 +27,20 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
 fail=0
 
-# Sizes a run of `-m 1:1024` must print for one benchmark.
+# Sizes a run of `-m 1:1024` must print for one benchmark and its options:
+# reductions start at one element (MPI_CHAR unless -T says a 4-byte type).
 expected_sizes() {
-    case $1 in
-    barrier) echo 0 ;;
-    reduce | allreduce) echo 4 8 16 32 64 128 256 512 1024 ;;
+    case $1:$2 in
+    barrier:*) echo 0 ;;
+    reduce:*mpi_float* | allreduce:*mpi_float* | reduce:*mpi_int* | allreduce:*mpi_int*)
+        echo 4 8 16 32 64 128 256 512 1024 ;;
     *) echo 1 2 4 8 16 32 64 128 256 512 1024 ;;
     esac
 }
 
-# check_table FILE BENCH FULL LIB: 0 if the table is well formed.
+# check_table FILE BENCH FULL LIB SIZES: 0 if the table is well formed.
 check_table() {
-    awk -v bench="osu_$2" -v full="$3" -v lib="$4" -v want="$(expected_sizes "$2")" \
+    awk -v bench="osu_$2" -v full="$3" -v lib="$4" -v want="$5" \
         -v iters="$ITERS" '
     function bad(msg) { printf "  bad table: %s (line %d: %s)\n", msg, NR, $0; err = 1; exit 1 }
     NR == 1 {
@@ -93,7 +95,7 @@ run_one() {
         echo "FAIL: $what: exit status $rc"
         sed 's/^/  /' "$err" | head -20
         fail=$((fail + 1))
-    elif ! why=$(check_table "$out" "$bench" $full "$lib"); then
+    elif ! why=$(check_table "$out" "$bench" $full "$lib" "$(expected_sizes "$bench" "$*")"); then
         echo "FAIL: $what: output does not parse:"
         echo "$why"
         sed 's/^/  | /' "$out"
@@ -119,6 +121,9 @@ done
 for b in allreduce barrier; do
     [ -x "$osudir/vcoll_osu_$b" ] && run_one vcoll "$osudir/vcoll_osu_$b" "$b" -f
 done
+for b in allreduce reduce; do
+    [ -x "$osudir/vcoll_osu_$b" ] && run_one vcoll "$osudir/vcoll_osu_$b" "$b" -T mpi_float
+done
 
 for mpi in openmpi mpich; do
     [ -x "$osudir/$mpi/mpi_osu_latency" ] || continue
@@ -130,6 +135,7 @@ for mpi in openmpi mpich; do
         run_one "$mpi" "$osudir/$mpi/mpi_osu_$b" "$b"
     done
     run_one "$mpi" "$osudir/$mpi/mpi_osu_allreduce" allreduce -f
+    run_one "$mpi" "$osudir/$mpi/mpi_osu_allreduce" allreduce -T mpi_int
 done
 
 echo "$pass passed, $fail failed"

@@ -126,6 +126,24 @@ static void test_launcher_detect(void)
 }
 
 /* ---- shm ring on private memory ---- */
+/* RC or UD for remote peers is decided from the worst rank's count, so
+ * that ranks on big and small nodes agree. */
+static void test_max_remote(void)
+{
+    int two_by_two[] = {0, 0, 1, 1};
+    int uneven[] = {0, 1, 1, 1, 1, 2, 2};    /* node 0 has 1 rank: 6 remote peers */
+    int one_node[] = {0, 0, 0};
+    boot_info_t b = {.size = 4, .nnodes = 2, .node_of = two_by_two};
+    CU_ASSERT_EQUAL(boot_max_remote_peers(&b), 2);
+    b = (boot_info_t){.size = 7, .nnodes = 3, .node_of = uneven};
+    CU_ASSERT_EQUAL(boot_max_remote_peers(&b), 6);
+    b = (boot_info_t){.size = 3, .nnodes = 1, .node_of = one_node};
+    CU_ASSERT_EQUAL(boot_max_remote_peers(&b), 0);
+    b = (boot_info_t){.size = 1, .nnodes = 1, .node_of = one_node};
+    CU_ASSERT_EQUAL(boot_max_remote_peers(&b), 0);
+    CU_ASSERT_EQUAL(boot_max_remote_peers(NULL), 0);
+}
+
 static void test_ring(void)
 {
     enum { CELL = 128, N = 4 };
@@ -327,6 +345,7 @@ int main(void)
     CU_add_test(s, "config errors name the variable", test_config_errors);
     CU_add_test(s, "config table", test_config_describe);
     CU_add_test(s, "foreign launcher detection", test_launcher_detect);
+    CU_add_test(s, "remote peers of the worst rank", test_max_remote);
     CU_add_test(s, "shm ring", test_ring);
     CU_add_test(s, "dtype sizes and op checks", test_dtype);
     CU_add_test(s, "strerror", test_strerror);

@@ -9,6 +9,7 @@
 #
 # Programs come from test/mp/*.list (`<program> <np list> [ENV=VAL ...]`);
 # each is run for every np in both its own list and --np, once per --net.
+# `<program>@<net>` runs only on that net (e.g. UD loss injection).
 # --hca is exported as VCOLL_HCA; a comma list is indexed by local rank, so
 # rxe0,rxe1 splits the ranks across two devices.  --pre runs a shell command
 # first and counts it as a test.  One PASS/FAIL line per run, then
@@ -97,6 +98,10 @@ for net in ${NETS//,/ }; do
     [[ -f $list ]] || { echo "$PROG: warning: no list file $list" >&2; continue; }
     while read -r prog nplist envs; do
       [[ -z $prog || $prog == \#* ]] && continue
+      if [[ $prog == *@* ]]; then
+        [[ ${prog#*@} == "$net" ]] || continue
+        prog=${prog%@*}
+      fi
       [[ -n $ONLY && ! $prog =~ $ONLY ]] && continue
       xs=(-x "VCOLL_NET=$net")
       [[ -n $HCA ]] && xs+=(-x "VCOLL_HCA=$HCA")

@@ -8,7 +8,8 @@
 #   -n 2: selftest on rxe1, a cross-device pingpong (rxe1 -> rxe0 over the
 #         veth/bridge wire), then the lists with np 2,4 split over rxe0,rxe1
 # Extra arguments go to both guest-suite.sh runs (e.g. --only REGEX, --list F).
-# Env: VCOLL_VERBS_NETS (default "rc"; e.g. "rc,ud"), VCOLL_VERBS_NP1
+# Boot 1 also runs the kill -9 check (test/mp/kill.sh) on each net.
+# Env: VCOLL_VERBS_NETS (default "rc,ud"), VCOLL_VERBS_NP1
 # (default 2,3,4), VCOLL_VERBS_NP2 (default 2,4), VCOLL_VERBS_HCA2 (default
 # rxe0,rxe1), VCOLL_VERBS_VM_TIMEOUT (per boot, default 2400 s),
 # VCOLL_VERBS_TEST_TIMEOUT (per mpirun, default 300 s).
@@ -22,7 +23,7 @@ SUITE=$SRC/test/verbs/guest-suite.sh
 
 [[ $# -ge 1 && -d $1 ]] || { echo "usage: $PROG BUILD_DIR [guest-suite options...]" >&2; exit 2; }
 BUILD=$(cd "$1" && pwd); shift
-NETS=${VCOLL_VERBS_NETS:-rc}
+NETS=${VCOLL_VERBS_NETS:-rc,ud}
 NP1=${VCOLL_VERBS_NP1:-2,3,4}
 NP2=${VCOLL_VERBS_NP2:-2,4}
 HCA2=${VCOLL_VERBS_HCA2:-rxe0,rxe1}
@@ -42,10 +43,17 @@ XDEV='ibv_rc_pingpong -d rxe0 -g 1 -n 200 >/run/pp.srv 2>&1 & s=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1
   ibv_rc_pingpong -d rxe1 -g 1 -n 200 10.77.0.1 && { wait $s; exit; }; done; kill $s; exit 1'
 
+# a killed rank must be reported, never hang the survivors (kill.sh runs
+# from the build tree and checks the time and the message)
+KILLS=()
+for net in ${NETS//,/ }; do
+  KILLS+=(--pre "kill -9 of a rank, net $net=cd $BUILD && VCOLL_NET=$net $SRC/test/mp/kill.sh")
+done
+
 status=0
 echo "=== boot 1: one rxe device (np $NP1, net $NETS) ==="
 "$VM" -n 1 -t "$VMT" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP1" --timeout "$TT" \
-  --pre "selftest rxe0=$ST/selftest" "$@" || status=1
+  --pre "selftest rxe0=$ST/selftest" "${KILLS[@]}" "$@" || status=1
 echo "=== boot 2: two rxe devices, ranks split over $HCA2 (np $NP2, net $NETS) ==="
 "$VM" -n 2 -t "$VMT" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP2" --timeout "$TT" \
   --hca "$HCA2" --pre "selftest rxe1=VCOLL_SELFTEST_DEV=rxe1 $ST/selftest" \

@@ -30,6 +30,7 @@ typedef MPI_Op bk_op_t;
 #define BK_UNSUPPORTED (-1)
 #define BK_BYTE MPI_BYTE
 #define BK_CHAR MPI_CHAR
+#define BK_INT MPI_INT
 #define BK_FLOAT MPI_FLOAT
 #define BK_DOUBLE MPI_DOUBLE
 #define BK_SUM MPI_SUM
@@ -130,6 +131,7 @@ typedef vc_op_t bk_op_t;
 #define BK_UNSUPPORTED VC_ERR_UNSUPPORTED
 #define BK_BYTE VC_BYTE
 #define BK_CHAR VC_INT8
+#define BK_INT VC_INT32
 #define BK_FLOAT VC_FLOAT
 #define BK_DOUBLE VC_DOUBLE
 #define BK_SUM VC_SUM

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,32 @@ static int launcher_rank0(void)
     return 1;
 }
 
-static void usage(FILE *f, const char *prog, size_t def_min, size_t def_max)
+static const struct { const char *name; size_t size; } dtypes[] = {
+    [BENCH_DT_CHAR] = {"MPI_CHAR", 1},
+    [BENCH_DT_INT] = {"MPI_INT", sizeof(int)},
+    [BENCH_DT_FLOAT] = {"MPI_FLOAT", sizeof(float)},
+};
+
+bk_dtype_t bench_dtype(const bench_t *b)
+{
+    return b->dtype == BENCH_DT_INT ? BK_INT : b->dtype == BENCH_DT_FLOAT ? BK_FLOAT : BK_CHAR;
+}
+
+size_t bench_dtype_size(const bench_t *b) { return dtypes[b->dtype].size; }
+
+void bench_fill_ones(const bench_t *b, void *buf, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (b->dtype == BENCH_DT_INT)
+            ((int *)buf)[i] = 1;
+        else if (b->dtype == BENCH_DT_FLOAT)
+            ((float *)buf)[i] = 1.0f;
+        else
+            ((char *)buf)[i] = 1;
+    }
+}
+
+static void usage(FILE *f, const bench_t *b, const char *prog, size_t def_min, size_t def_max)
 {
     fprintf(f,
             "Usage: %s [options]\n"
@@ -35,8 +61,20 @@ static void usage(FILE *f, const char *prog, size_t def_min, size_t def_max)
             "  -i ITERS      timed iterations per size (default: by size, see README)\n"
             "  -x WARMUP     untimed warm-up iterations per size\n"
             "  -f            full statistics: min / max latency over ranks, iterations\n"
+            "%s"
             "  -h            this help\n",
-            prog, def_min, def_max);
+            prog, def_min, def_max,
+            b->reduces ? "  -T TYPE       mpi_char (default, as OSU 7), mpi_int or mpi_float\n" : "");
+}
+
+static int parse_dtype(const char *arg, bench_t *b)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+        if (strcasecmp(arg, dtypes[i].name) == 0 || strcasecmp(arg, dtypes[i].name + 4) == 0) {
+            b->dtype = (int)i;
+            return 0;
+        }
+    return -1;
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -94,16 +132,17 @@ static void parse_options(bench_t *b, int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt(argc, argv, "m:i:x:fh")) != -1) {
+    while ((c = getopt(argc, argv, b->reduces ? "m:i:x:fT:h" : "m:i:x:fh")) != -1) {
         int bad = 0;
         switch (c) {
         case 'm': bad = parse_range(optarg, b); break;
         case 'i': bad = parse_count(optarg, &b->iters, 1); break;
         case 'x': bad = parse_count(optarg, &b->skip, 0); break;
         case 'f': b->full = 1; break;
+        case 'T': bad = parse_dtype(optarg, b); break;
         case 'h':
             if (talk)
-                usage(stdout, prog, def_min, def_max);
+                usage(stdout, b, prog, def_min, def_max);
             exit(0);
         default: bad = 1; break;
         }
@@ -111,7 +150,7 @@ static void parse_options(bench_t *b, int argc, char **argv)
             if (talk) {
                 fprintf(stderr, "%s: invalid option or value: -%c %s\n", prog,
                         c == '?' ? optopt : c, (c != '?' && optarg) ? optarg : "");
-                usage(stderr, prog, def_min, def_max);
+                usage(stderr, b, prog, def_min, def_max);
             }
             exit(1);
         }
@@ -119,10 +158,12 @@ static void parse_options(bench_t *b, int argc, char **argv)
     if (optind < argc) {
         if (talk) {
             fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-            usage(stderr, prog, def_min, def_max);
+            usage(stderr, b, prog, def_min, def_max);
         }
         exit(1);
     }
+    if (b->reduces)     /* at least one whole element */
+        b->size_floor = bench_dtype_size(b);
     if (b->min_size < b->size_floor)
         b->min_size = b->size_floor;
     if (b->max_size < b->min_size)
@@ -226,6 +267,8 @@ void bench_header(const bench_t *b)
     else
         printf("# %s %s\n", lib, b->name);
     printf("# OSU-style %s, %d ranks\n", b->title, b->nranks);
+    if (b->kind != BENCH_BARRIER)
+        printf("# Datatype: %s.\n", dtypes[b->dtype].name);
 
     switch (b->kind) {
     case BENCH_LATENCY:

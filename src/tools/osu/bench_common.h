@@ -22,6 +22,9 @@ enum bench_kind {
 #define BENCH_HUGE (1u << 20)    /* from 1 MiB on, fewer again */
 #define BENCH_EXIT_UNSUPPORTED 3 /* the library does not implement the call */
 
+/* -T values, as OSU 7.x spells them (case does not matter). */
+enum { BENCH_DT_CHAR, BENCH_DT_INT, BENCH_DT_FLOAT };
+
 typedef struct {
     const char *name;   /* "osu_latency": names the test in the header */
     const char *title;  /* "Latency Test" */
@@ -30,6 +33,8 @@ typedef struct {
     size_t size_floor;  /* smallest meaningful size (4 for float reductions) */
     long iters, skip;   /* from -i / -x, or -1 for the size-dependent defaults */
     int full;           /* -f: min/max/iterations columns */
+    int reduces;        /* a reduction: takes -T, sizes are whole elements */
+    int dtype;          /* BENCH_DT_*: from -T, MPI_CHAR unless told (as OSU 7) */
     int rank, nranks;
 } bench_t;
 
@@ -48,6 +53,12 @@ void bench_iters(const bench_t *b, size_t size, long *iters, long *skip);
 /* Sizes to run: size = bench_first_size(b); size <= max; size = bench_next_size(size) */
 size_t bench_first_size(const bench_t *b);
 size_t bench_next_size(size_t size);
+
+/* The datatype of -T and its size in bytes. */
+bk_dtype_t bench_dtype(const bench_t *b);
+size_t bench_dtype_size(const bench_t *b);
+/* Fills count elements of the -T datatype with ones (reduction input). */
+void bench_fill_ones(const bench_t *b, void *buf, size_t count);
 
 /* Page-aligned, touched buffer (so page faults are not timed); exits on ENOMEM. */
 void *bench_alloc(size_t bytes);
