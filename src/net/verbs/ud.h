@@ -22,8 +22,12 @@
  *    exactly once, which p2p needs for MPI's non-overtaking rule.
  *  - Acknowledgements are cumulative ("everything before N arrived"). They
  *    ride on every data packet going back; a standalone ACK goes when a
- *    quarter window is owed, or when an owed ACK has waited UD_ACK_DELAY_NS
- *    (a ping-pong never needs one: the reply carries it).
+ *    quarter window is owed, when a duplicate shows an ACK was lost, or
+ *    after UD_ACK_IDLE_POLLS polls in a row found nothing to do (a ping-pong
+ *    never needs one: the reply carries it).
+ *  - Timers are looked at every UD_TIMER_POLLS progress calls, not on every
+ *    poll or send: under emulation (and on some VMs) reading the clock costs
+ *    more than a poll, and timeouts are milliseconds anyway.
  *  - The sender keeps every fragment until it is acknowledged, at most
  *    VCOLL_UD_WINDOW per peer. When the oldest has waited the retransmission
  *    timeout (VCOLL_UD_RTO, doubling up to UD_RTO_MAX_NS) or a NAK arrives,
@@ -58,7 +62,8 @@
 #define UD_GRH_BYTES     40
 #define UD_POLL_BATCH    32
 #define UD_CTRL_RESERVE  8              /* send-queue slots kept for ACK/NAK */
-#define UD_ACK_DELAY_NS  100000ull      /* longest an owed ACK waits, 100 us */
+#define UD_ACK_IDLE_POLLS 16            /* empty polls before owed ACKs go */
+#define UD_TIMER_POLLS   64             /* progress calls between timer checks */
 #define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
 #define UD_NAK_GAP_NS    200000ull      /* a NAK for the same gap at most this often */
 
@@ -114,13 +119,13 @@ typedef struct ud_peer {
     uint32_t una;             /* oldest unacknowledged */
     int *win;                 /* slot of seq s at win[s & wmask] */
     uint64_t rto_ns;          /* current retransmission timeout */
-    uint64_t rto_at;          /* resend the window when now passes this */
+    uint64_t rto_at;          /* resend the window when now passes this;
+                                 0 = arm at the next timer check */
     uint64_t stall_since;     /* una last moved (or window went non-empty) */
     uint32_t resends;         /* windows resent since una last moved */
     /* receiving */
     uint32_t expect;          /* next sequence accepted */
     uint32_t owed;            /* accepted, not yet acknowledged */
-    uint64_t owed_since;
     int ack_now;              /* a duplicate arrived: acknowledge at once */
     uint32_t nak_for;         /* last NAK named this sequence ... */
     uint64_t nak_at;          /* ... at this time */
@@ -168,6 +173,9 @@ typedef struct ud_net {
     ud_peer_t *tx_list;       /* peers with unacknowledged data */
     ud_peer_t *ack_list;      /* peers owed an acknowledgement */
     int unacked;              /* fragments in flight, all peers */
+    int ack_due;              /* some peer has ack_now set */
+    unsigned idle_polls;      /* empty CQ polls in a row */
+    unsigned ticks;           /* progress calls, for the timer check */
     double loss;              /* VCOLL_UD_LOSS */
     uint64_t rng;
     int in_progress;
@@ -186,7 +194,7 @@ uint64_t ud_now_ns(void);
 int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt);
 int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type);
 void ud_slot_put(ud_net_t *u, int s);
-void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t now);
+void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack);
 void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now);
 void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p);
 

@@ -130,7 +130,7 @@ static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
         goto repost;
     }
     u->n_rx++;
-    ud_on_ack(u, p, h->ack, 0);
+    ud_on_ack(u, p, h->ack);
     if (h->type == UD_T_NAK) {
         /* the peer saw a gap: resend now rather than at the timeout */
         if (p->una != p->next_seq)
@@ -139,15 +139,13 @@ static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
         uint32_t plen = wc->byte_len - UD_GRH_BYTES - (uint32_t)sizeof *h;
         if (h->seq == p->expect) {
             p->expect++;
-            if (p->owed++ == 0)
-                p->owed_since = ud_now_ns();
-            if (p->owed >= u->wsize / 4)
-                p->ack_now = 1;
+            if (++p->owed >= u->wsize / 4)
+                p->ack_now = u->ack_due = 1;
             ack_list_add(u, p);
             deliver(u, p, h, plen);
         } else if (ud_seq_lt(h->seq, p->expect)) {
             u->n_dup++;         /* our ACK was lost or late */
-            p->ack_now = 1;
+            p->ack_now = u->ack_due = 1;
             ack_list_add(u, p);
         } else {
             u->n_ooo++;         /* a gap: ask for the missing one, once */
@@ -187,12 +185,18 @@ static void on_send(ud_net_t *u, const struct ibv_wc *wc)
         ud_slot_put(u, s);
 }
 
-/* Resend timed-out windows; declare peers dead after VCOLL_UD_TIMEOUT. */
+/* Arm new timers, resend timed-out windows, declare peers dead after
+ * VCOLL_UD_TIMEOUT. */
 static void run_timers(ud_net_t *u, uint64_t now)
 {
     uint64_t limit = (uint64_t)(u->c->cfg.ud_timeout * 1e9);
     for (ud_peer_t *p = u->tx_list, *nx; p; p = nx) {
         nx = p->tx_next;
+        if (p->rto_at == 0) {
+            p->stall_since = now;
+            p->rto_at = now + p->rto_ns;
+            continue;
+        }
         if (now < p->rto_at)
             continue;
         if (limit && now - p->stall_since > limit) {
@@ -205,18 +209,20 @@ static void run_timers(ud_net_t *u, uint64_t now)
     }
 }
 
-/* Send the ACKs that are due (all of them when force). Returns how many
- * are still owed because the send queue had no room. */
-static int flush_acks(ud_net_t *u, uint64_t now, int force)
+/* Send the ACKs that are due: those marked ack_now, or every one owed when
+ * all. Returns how many are still owed because the send queue had no room. */
+static int flush_acks(ud_net_t *u, int all)
 {
     ud_peer_t **pp = &u->ack_list;
     int left = 0;
+    u->ack_due = 0;
     while (*pp) {
         ud_peer_t *p = *pp;
-        if ((p->owed || p->ack_now) && p->state == UD_P_READY &&
-            (force || p->ack_now || now - p->owed_since >= UD_ACK_DELAY_NS) &&
-            ud_send_ctrl(u, p, UD_T_ACK) == NET_AGAIN)
+        if ((p->owed || p->ack_now) && p->state == UD_P_READY && (all || p->ack_now) &&
+            ud_send_ctrl(u, p, UD_T_ACK) == NET_AGAIN) {
             left++;
+            u->ack_due |= p->ack_now;
+        }
         if ((!p->owed && !p->ack_now) || p->state != UD_P_READY) {
             p->on_ack = 0;
             *pp = p->ack_next;
@@ -246,13 +252,11 @@ int ud_progress(net_t *n)
         else
             on_send(u, &wc[i]);
     }
-    if (u->tx_list || u->ack_list) {
-        uint64_t now = ud_now_ns();
-        if (u->tx_list)
-            run_timers(u, now);
-        if (u->ack_list)
-            flush_acks(u, now, 0);
-    }
+    u->idle_polls = ne > 0 ? 0 : u->idle_polls + 1;
+    if (u->ack_list && (u->ack_due || u->idle_polls >= UD_ACK_IDLE_POLLS))
+        flush_acks(u, u->idle_polls >= UD_ACK_IDLE_POLLS);
+    if (u->tx_list && (++u->ticks % UD_TIMER_POLLS) == 0)
+        run_timers(u, ud_now_ns());
     u->in_progress = 0;
     return ne;
 }
@@ -276,5 +280,5 @@ int ud_quiesce(net_t *n)
     ud_net_t *u = (ud_net_t *)n;
     if (!u || u->qp_broken)
         return 0;
-    return u->unacked + flush_acks(u, ud_now_ns(), 1);
+    return u->unacked + flush_acks(u, 1);
 }

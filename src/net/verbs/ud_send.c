@@ -117,9 +117,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         return NET_AGAIN;
 
     if (p->una == p->next_seq) {
-        uint64_t now = ud_now_ns();
-        p->stall_since = now;
-        p->rto_at = now + p->rto_ns;
+        p->rto_at = 0;          /* armed by the next timer check */
         tx_list_add(u, p);
     }
     int vi = 0;
@@ -196,7 +194,7 @@ int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type)
 
 /* Everything before ack arrived at p: release it. Stale or bogus values
  * (outside the window) are ignored. */
-void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t now)
+void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack)
 {
     if (!ud_seq_lt(p->una, ack) || ud_seq_lt(p->next_seq, ack))
         return;
@@ -212,14 +210,10 @@ void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t now)
     p->rto_ns = (uint64_t)(u->c->cfg.ud_rto * 1e9);
     if (p->rto_ns < 1000)
         p->rto_ns = 1000;
-    if (p->una == p->next_seq) {
+    if (p->una == p->next_seq)
         ud_tx_list_drop(u, p);
-        return;
-    }
-    if (!now)
-        now = ud_now_ns();
-    p->stall_since = now;
-    p->rto_at = now + p->rto_ns;
+    else
+        p->rto_at = 0;          /* progress: the timer starts again */
 }
 
 /* Go-back-N: resend everything unacknowledged, oldest first, as far as the
