@@ -3,8 +3,17 @@
  * The survivors must not hang: either their receive returns
  * VC_ERR_PEER_FAILED (they print "detected") or the launcher ends the job
  * naming the dead rank. test/mp/kill.sh checks for one of the two within 10 s.
+ *
+ * MP_KILL_MODE=stop: the victim stops (SIGSTOP) instead: alive, but silent.
+ * Only a transport that expects answers can tell: every survivor sends it
+ * one message, and over UD the missing acknowledgements must turn into
+ * VC_ERR_PEER_FAILED after VCOLL_UD_TIMEOUT. Rank 0 then kills the victim
+ * so the launcher can end the job (test/verbs/ud-timeout.sh).
  */
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include "mp_util.h"
 
@@ -16,14 +25,27 @@ int main(int argc, char **argv)
         printf("mp_kill: needs 2 ranks, skipped\n");
         return mp_finish("mp_kill");
     }
+    const char *mode = getenv("MP_KILL_MODE");
+    int stop = mode && strcmp(mode, "stop") == 0;
+    int me = (int)getpid(), *pids = calloc((size_t)mp_size, sizeof(int));
+    if (!pids || vc_allgather(&me, pids, 1, VC_INT32, VC_COMM_WORLD) != VC_SUCCESS) {
+        FAIL("pid exchange failed");
+        return 1;
+    }
     mp_sync();
     if (mp_rank == victim) {
+        if (stop)
+            raise(SIGSTOP);
         usleep(300000);
         raise(SIGKILL);
     }
-    int x;
+    int x = mp_rank;
     vc_status_t st;
     double t0 = vc_wtime();
+    if (stop && vc_send(&x, 1, VC_INT32, victim, 1, VC_COMM_WORLD) != VC_SUCCESS) {
+        FAIL("send to the stopped rank failed at once");
+        return 1;
+    }
     /* rank 0 waits in a receive from the victim, rank 1 in a wildcard
      * receive, the others in a barrier the victim never reaches */
     int rc = mp_rank == 0 ? vc_recv(&x, 1, VC_INT32, victim, 0, VC_COMM_WORLD, &st)
@@ -36,6 +58,9 @@ int main(int argc, char **argv)
     printf("rank %d: detected failure of rank %d after %.2f s: %s\n", mp_rank, victim,
            vc_wtime() - t0, vc_strerror(rc));
     fflush(stdout);
+    if (stop && mp_rank == 0)
+        kill((pid_t)pids[victim], SIGKILL);   /* same node in this test */
+    free(pids);
     vc_finalize();
     return 0;
 }
