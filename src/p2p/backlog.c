@@ -5,6 +5,7 @@
  * wait here. Once a peer has anything queued, later packets to it queue
  * behind, which keeps MPI's per-pair order.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "vcoll.h"
@@ -29,7 +30,17 @@ static void append(struct p2p_state *st, p2p_pending_t *p)
     st->pend_count[p->world_peer]++;
 }
 
-/* unlink p (whose predecessor is prev) and free it */
+static p2p_pending_t *pend_new(struct p2p_state *st)
+{
+    p2p_pending_t *p = st->pend_free;
+    if (!p)
+        return calloc(1, sizeof *p);
+    st->pend_free = p->next;
+    memset(p, 0, offsetof(p2p_pending_t, hdr));   /* hdr is always overwritten */
+    return p;
+}
+
+/* unlink p (whose predecessor is prev) and recycle it */
 static void drop(struct p2p_state *st, p2p_pending_t *prev, p2p_pending_t *p)
 {
     if (prev)
@@ -39,7 +50,8 @@ static void drop(struct p2p_state *st, p2p_pending_t *prev, p2p_pending_t *p)
     if (st->pend_tail == p)
         st->pend_tail = prev;
     st->pend_count[p->world_peer]--;
-    free(p);
+    p->next = st->pend_free;
+    st->pend_free = p;
 }
 
 int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
@@ -56,7 +68,7 @@ int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
         if (rc != NET_AGAIN)
             return rc;
     }
-    p2p_pending_t *p = calloc(1, sizeof *p);
+    p2p_pending_t *p = pend_new(st);
     if (!p)
         return VC_ERR_NOMEM;
     p->world_peer = peer;
@@ -72,7 +84,7 @@ int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
 /* queue the DATA stream of a send request (streamed rendezvous) */
 int p2p_post_stream(int peer, struct vc_request *req)
 {
-    p2p_pending_t *p = calloc(1, sizeof *p);
+    p2p_pending_t *p = pend_new(vc_ctx.p2p);
     if (!p)
         return VC_ERR_NOMEM;
     p->world_peer = peer;

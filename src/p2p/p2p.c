@@ -329,6 +329,11 @@ void p2p_fini(void)
         free(st->pend_head);
         st->pend_head = n;
     }
+    while (st->pend_free) {
+        p2p_pending_t *n = st->pend_free->next;
+        free(st->pend_free);
+        st->pend_free = n;
+    }
     free(st->pend_count);
     free(st->pend_pass);
     free(st);

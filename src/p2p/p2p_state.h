@@ -40,6 +40,8 @@ struct p2p_state {
     p2p_queue_t posted;         /* receives in posting order */
     p2p_unexp_t *unexp_head, *unexp_tail;
     p2p_pending_t *pend_head, *pend_tail;
+    p2p_pending_t *pend_free;   /* recycled entries: a full ring is the common
+                                   case in a windowed stream, malloc is not cheap */
     uint32_t *pend_count;       /* per world rank: entries in the backlog */
     uint32_t *pend_pass;        /* per world rank: retry-pass stamp of a refused send */
     uint32_t pass;

@@ -23,13 +23,14 @@
 #define VC_NET_VERBS_RC_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <infiniband/verbs.h>
 
 #include "net/net.h"
 #include "net/verbs/device.h"
 
 #define RC_BLOB_KEY        "vc.rc"
-#define RC_BLOB_MAGIC      0x76635243u    /* "vcRC", bump on layout change */
+#define RC_BLOB_MAGIC      0x76635232u    /* "vcR2", bump on layout change */
 #define RC_CREDIT_RESERVE  3
 #define RC_IMM_CREDIT_ONLY 0x80000000u    /* no payload, only returns credits */
 #define RC_IMM_CREDIT_MASK 0x0000ffffu
@@ -62,6 +63,7 @@ typedef struct rc_blob_hdr {
     uint32_t max_packet;      /* my eager receive buffer size */
     uint32_t credits;         /* receive buffers I reserve for each peer */
     uint32_t rd_atom;         /* RDMA READs I accept in flight per QP */
+    int32_t  pid;             /* liveness check for peers on the same node */
 } rc_blob_hdr_t;
 
 typedef struct rc_blob_qp {
@@ -119,6 +121,7 @@ typedef struct rc_peer {
     int rd_atom;              /* initiator depth agreed with the peer */
     int rd_inflight;          /* READ WRs posted, not yet completed */
     size_t get_chunk;         /* READ chunk bytes (path MTU based) */
+    pid_t pid;                /* > 0 when the peer is on this node */
 } rc_peer_t;
 
 typedef struct rc_net {

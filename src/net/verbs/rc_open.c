@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
@@ -157,6 +158,7 @@ static int rc_publish(rc_net_t *r)
     h->max_packet = (uint32_t)r->base.max_packet;
     h->credits = (uint32_t)r->credits;
     h->rd_atom = (uint32_t)r->rd_atom;
+    h->pid = (int32_t)getpid();
     for (int p = 0; p < r->size; p++)
         if (r->peer[p].qp) {
             q[p].qpn = r->peer[p].qp->qp_num;
@@ -285,6 +287,8 @@ int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers)
             rc = VC_ERR_ARG;
         } else {
             rc = rc_qp_connect(r, p, h, &q[r->me]);
+            if (c->boot.node_of && c->boot.node_of[p] == c->boot.node_id)
+                r->peer[p].pid = (pid_t)h->pid;
         }
     }
     free(blob);

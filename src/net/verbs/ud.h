@@ -65,7 +65,8 @@
 #define UD_ACK_IDLE_POLLS 16            /* empty polls before owed ACKs go */
 #define UD_TIMER_POLLS   64             /* progress calls between timer checks */
 #define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
-#define UD_NAK_GAP_NS    200000ull      /* a NAK for the same gap at most this often */
+#define UD_NAK_GAP_NS    200000ull      /* a NAK for the same gap at most this often
+                                           (coarse clock: in practice once a tick) */
 
 /* Endpoint blob published with boot_put(UD_BLOB_KEY). */
 typedef struct ud_blob {
