@@ -122,7 +122,8 @@ typedef struct ud_peer {
     uint64_t rto_ns;          /* current retransmission timeout */
     uint64_t rto_at;          /* resend the window when now passes this;
                                  0 = arm at the next timer check */
-    uint64_t stall_since;     /* una last moved (or window went non-empty) */
+    uint64_t stall_since;     /* una last moved (or window went non-empty);
+                                 0 = not yet seen by a timer check or resend */
     uint32_t resends;         /* windows resent since una last moved */
     /* receiving */
     uint32_t expect;          /* next sequence accepted */

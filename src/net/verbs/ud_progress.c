@@ -193,7 +193,8 @@ static void run_timers(ud_net_t *u, uint64_t now)
     for (ud_peer_t *p = u->tx_list, *nx; p; p = nx) {
         nx = p->tx_next;
         if (p->rto_at == 0) {
-            p->stall_since = now;
+            if (!p->stall_since)
+                p->stall_since = now;
             p->rto_at = now + p->rto_ns;
             continue;
         }

@@ -117,7 +117,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         return NET_AGAIN;
 
     if (p->una == p->next_seq) {
-        p->rto_at = 0;          /* armed by the next timer check */
+        p->rto_at = p->stall_since = 0;     /* armed by the next timer check */
         tx_list_add(u, p);
     }
     int vi = 0;
@@ -213,13 +213,15 @@ void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack)
     if (p->una == p->next_seq)
         ud_tx_list_drop(u, p);
     else
-        p->rto_at = 0;          /* progress: the timer starts again */
+        p->rto_at = p->stall_since = 0;     /* progress: the timers start again */
 }
 
 /* Go-back-N: resend everything unacknowledged, oldest first, as far as the
  * send queue allows (the rest goes at the next timeout), and back off. */
 void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now)
 {
+    if (!p->stall_since)        /* a NAK came before the timer was armed */
+        p->stall_since = now;
     for (uint32_t s = p->una; s != p->next_seq; s++) {
         if (u->sq_free <= UD_CTRL_RESERVE)
             break;
