@@ -31,7 +31,7 @@ static const char *const cma_names[] = {"auto", "off", "on", NULL};
 #define F(x) offsetof(vc_config_t, x)
 static const cfg_entry_t table[] = {
     {"VCOLL_NET", T_ENUM, F(net), "auto", net_names, 0, 0,
-     "transport: auto (shm on a node, rc across nodes), or force shm|rc|ud for every peer"},
+     "transport: auto (shm on a node, rc across nodes, ud past VCOLL_RC_MAX_PEERS), or force shm|rc|ud for every peer"},
     {"VCOLL_EAGER_LIMIT", T_SIZE, F(eager_limit), "8192", NULL, 0, 1 << 20,
      "largest message (bytes) sent eagerly; larger ones use rendezvous"},
     {"VCOLL_LOG", T_ENUM, F(log_level), "warn", log_names, 0, 0,
