@@ -18,6 +18,12 @@
  *     per round, so the ring's p-1 rounds cost more than they save.
  *   reduce np=3/4: binomial beat rsag at every size up to 2M
  *     (np=4 512K: 165 vs 242).
+ *   reduce np=2 (OSU metric: mean over ranks / root's time, 3 runs):
+ *     512K binomial 38-45 / 49-57,   rsag 50-54 / 50-54
+ *     1M   binomial 130-153 / 178-205, rsag 116-134 / 116-134
+ *     2M   binomial 295-335 / 405-449, rsag 301-347 / 301-347
+ *     (binomial: the root copies and reduces the whole message alone; rsag
+ *     halves both across the two ranks, then gathers)
  *   allgather np=3/4: ring ~= recursive doubling (Bruck) for small blocks,
  *     ring clearly faster from 32K per rank (np=3 128K: 58 vs 312).
  *
@@ -48,9 +54,11 @@
 /* bcast: binomial unless many ranks and a big message (unmeasured) */
 #define BCAST_SAG_MIN_RANKS     16
 #define BCAST_SAG_MIN_BYTES     (128u * 1024u)
-/* reduce: binomial unless many ranks and a big message (unmeasured) */
+/* reduce: binomial unless many ranks and a big message (unmeasured), or
+ * two ranks and a message past the caches (measured) */
 #define REDUCE_RSAG_MIN_RANKS   16
 #define REDUCE_RSAG_MIN_BYTES   (64u * 1024u)
+#define REDUCE_RSAG_NP2_BYTES   (1u << 20)
 /* allgather: recursive doubling / Bruck while blocks are small */
 #define ALLGATHER_RD_MAX_BLOCK  (16u * 1024u)
 #define ALLGATHER_RD_MAX_TOTAL  (256u * 1024u)
@@ -71,6 +79,8 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub)
     case COLL_REDUCE:
         if (size >= REDUCE_RSAG_MIN_RANKS && bytes >= REDUCE_RSAG_MIN_BYTES &&
             count >= (size_t)pof2)
+            return 2;                    /* rsag */
+        if (size == 2 && bytes >= REDUCE_RSAG_NP2_BYTES && count >= 2)
             return 2;                    /* rsag */
         return 1;                        /* binomial */
     case COLL_ALLREDUCE:
