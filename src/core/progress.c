@@ -101,6 +101,10 @@ static int peer_dead(const struct vc_request *r)
 static int idle_step(unsigned *idle, double *next_check, const struct vc_request *r)
 {
     vc_backoff(idle);
+    /* a transport already reported a failure (failed completion, UD
+       timeout): no need to wait for the next probe to act on it */
+    if (vc_ctx.dead_peer >= 0)
+        return 1;
     if (*idle < (unsigned)vc_ctx.p2p->spin || (*idle & 63))
         return 0;
     double t = now();

@@ -8,8 +8,9 @@
 #   -n 2: selftest on rxe1, a cross-device pingpong (rxe1 -> rxe0 over the
 #         veth/bridge wire), then the lists with np 2,4 split over rxe0,rxe1
 # Extra arguments go to both guest-suite.sh runs (e.g. --only REGEX, --list F).
-# Boot 1 also runs the kill -9 check (test/mp/kill.sh) on each net and, for
-# ud, test/verbs/ud-timeout.sh (a SIGSTOPped rank, found by missing ACKs).
+# Boot 1 also runs the kill -9 check (test/mp/kill.sh) on each net, for rc
+# test/verbs/rc-error.sh (a send to a dead rank: the failed completion) and
+# for ud test/verbs/ud-timeout.sh (a SIGSTOPped rank, found by missing ACKs).
 # Env: VCOLL_VERBS_NETS (default "rc,ud"), VCOLL_VERBS_NP1
 # (default 2,3,4), VCOLL_VERBS_NP2 (default 2,4), VCOLL_VERBS_HCA2 (default
 # rxe0,rxe1), VCOLL_VERBS_VM_TIMEOUT (per boot, default 2400 s),
@@ -50,6 +51,10 @@ KILLS=()
 for net in ${NETS//,/ }; do
   KILLS+=(--pre "kill -9 of a rank, net $net=cd $BUILD && VCOLL_NET=$net $SRC/test/mp/kill.sh")
 done
+# RC only: a send to a dead rank fails in the NIC; the failed completion
+# must reach every survivor
+[[ ,$NETS, == *,rc,* ]] &&
+  KILLS+=(--pre "dead rank found by a failed RC completion=$SRC/test/verbs/rc-error.sh $BUILD")
 # UD only: a stopped (alive but silent) rank is found by the missing ACKs
 [[ ,$NETS, == *,ud,* ]] &&
   KILLS+=(--pre "stopped rank found by UD timeout=$SRC/test/verbs/ud-timeout.sh $BUILD")
