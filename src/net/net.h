@@ -76,7 +76,8 @@ struct net {
     net_upcalls_t up;
 };
 
-/* pid_alive.c: 1 when the process (on this node) is gone or a zombie */
+/* pid_alive.c: 1 when the process (on this node) is gone or a zombie;
+ * 0 for pid <= 0 (not known: the peer is on another node) */
 int net_pid_gone(pid_t pid);
 
 /*

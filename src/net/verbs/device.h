@@ -55,6 +55,16 @@ struct vc_ctx;
 int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
                    char *why, size_t wlen);
 int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context **out);
+/* Address of a peer (its LID and GID) as seen from port: the same for an RC
+ * QP's path and a UD address handle. */
+void net_vport_ah_attr(const net_vport_t *port, uint16_t dlid, const uint8_t dgid[16],
+                       struct ibv_ah_attr *a);
+/* ibv_create_qp with the largest inline size the device accepts; ia's other
+ * fields are kept, ia->cap reports what was granted. NULL on failure. */
+struct ibv_qp *net_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia);
+/* Largest packet (eager header + VCOLL_EAGER_LIMIT) of the verbs transports;
+ * RC and UD use the same so the eager limit means the same on both. */
+size_t net_verbs_max_packet(size_t eager_limit);
 
 const char *net_vdev_gid_type_str(int type);
 const char *net_vdev_link_layer_str(int ll);

@@ -97,3 +97,41 @@ int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context 
     }
     return VC_SUCCESS;
 }
+
+size_t net_verbs_max_packet(size_t eager_limit)
+{
+    size_t mp = (eager_limit + 256 + 63) & ~(size_t)63;
+    return mp < 4096 ? 4096 : mp > 65536 + 256 ? 65536 + 256 : mp;
+}
+
+struct ibv_qp *net_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
+{
+    /* Ask for a generous inline size and settle for what the device gives:
+       tiny packets then skip the buffer copy and the DMA read. */
+    static const uint32_t inline_try[] = { 236, 128, 64, 0 };
+    struct ibv_qp_init_attr want = *ia;
+    for (size_t i = 0; i < sizeof inline_try / sizeof inline_try[0]; i++) {
+        *ia = want;
+        ia->cap.max_inline_data = inline_try[i];
+        struct ibv_qp *qp = ibv_create_qp(pd, ia);
+        if (qp)
+            return qp;
+    }
+    return NULL;
+}
+
+void net_vport_ah_attr(const net_vport_t *port, uint16_t dlid, const uint8_t dgid[16],
+                       struct ibv_ah_attr *a)
+{
+    memset(a, 0, sizeof *a);
+    a->dlid = dlid;
+    a->sl = 0;
+    a->port_num = (uint8_t)port->port;
+    if (port->gid_index >= 0) {
+        /* RoCE (or forced GRH): address by GID; v2 is routed over IP */
+        a->is_global = 1;
+        memcpy(a->grh.dgid.raw, dgid, 16);
+        a->grh.sgid_index = (uint8_t)port->gid_index;
+        a->grh.hop_limit = 64;
+    }
+}

@@ -195,8 +195,7 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     r->ncand = ncand;
     /* one eager message (p2p header + up to VCOLL_EAGER_LIMIT) per packet,
        capped so the SRQ's memory stays bounded */
-    size_t mp = (c->cfg.eager_limit + 256 + 63) & ~(size_t)63;
-    r->base.max_packet = mp < 4096 ? 4096 : mp > 65536 + 256 ? 65536 + 256 : mp;
+    r->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);
 
     r->peer = calloc((size_t)c->size, sizeof *r->peer);
     uint32_t hs = 4;

@@ -75,8 +75,7 @@ int rc_check_peer(net_t *n, int peer)
         return VC_ERR_PEER_FAILED;
     /* a rank that only waits to receive from a dead peer never sees an error
        completion; for a peer on this node the pid tells at once */
-    return r->peer[peer].pid > 0 && net_pid_gone(r->peer[peer].pid) ? VC_ERR_PEER_FAILED
-                                                                       : VC_SUCCESS;
+    return net_pid_gone(r->peer[peer].pid) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
 }
 
 static void on_recv(rc_net_t *r, struct ibv_wc *wc)

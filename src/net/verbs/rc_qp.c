@@ -37,23 +37,16 @@ int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn)
 
 int rc_qp_create(rc_net_t *r, int peer)
 {
-    /* Ask for a generous inline size and settle for what the device gives:
-       tiny packets then skip the tx-buffer copy and the DMA read. */
-    static const uint32_t inline_try[] = { 236, 128, 64, 0 };
-    struct ibv_qp *qp = NULL;
     struct ibv_qp_init_attr ia;
-    for (size_t i = 0; i < sizeof inline_try / sizeof inline_try[0] && !qp; i++) {
-        memset(&ia, 0, sizeof ia);
-        ia.send_cq = r->cq;
-        ia.recv_cq = r->cq;
-        ia.srq = r->srq;
-        ia.qp_type = IBV_QPT_RC;
-        ia.sq_sig_all = 0;     /* see RC_UNSIG_MAX */
-        ia.cap.max_send_wr = (uint32_t)r->sq_depth;
-        ia.cap.max_send_sge = (uint32_t)r->max_send_sge;
-        ia.cap.max_inline_data = inline_try[i];
-        qp = ibv_create_qp(r->pd, &ia);
-    }
+    memset(&ia, 0, sizeof ia);
+    ia.send_cq = r->cq;
+    ia.recv_cq = r->cq;
+    ia.srq = r->srq;
+    ia.qp_type = IBV_QPT_RC;
+    ia.sq_sig_all = 0;     /* see RC_UNSIG_MAX */
+    ia.cap.max_send_wr = (uint32_t)r->sq_depth;
+    ia.cap.max_send_sge = (uint32_t)r->max_send_sge;
+    struct ibv_qp *qp = net_verbs_create_qp(r->pd, &ia);
     if (!qp) {
         LOG_ERR("rc: ibv_create_qp for rank %d on %s failed: %s", peer,
                 r->port.dev, strerror(errno));
@@ -97,16 +90,7 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
     a.rq_psn = q->psn;
     a.max_dest_rd_atomic = (uint8_t)r->rd_atom;
     a.min_rnr_timer = 12;     /* 0.64 ms; RNR cannot happen with credits */
-    a.ah_attr.dlid = h->lid;
-    a.ah_attr.sl = 0;
-    a.ah_attr.port_num = (uint8_t)r->port.port;
-    if (r->port.gid_index >= 0) {
-        /* RoCE (or forced GRH): address by GID; v2 is routed over IP */
-        a.ah_attr.is_global = 1;
-        memcpy(a.ah_attr.grh.dgid.raw, h->gid, 16);
-        a.ah_attr.grh.sgid_index = (uint8_t)r->port.gid_index;
-        a.ah_attr.grh.hop_limit = 64;
-    }
+    net_vport_ah_attr(&r->port, h->lid, h->gid, &a.ah_attr);
     if (ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
                       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {

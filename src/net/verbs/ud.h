@@ -179,6 +179,7 @@ typedef struct ud_net {
     unsigned idle_polls;      /* empty CQ polls in a row */
     unsigned ticks;           /* progress calls, for the timer check */
     double loss;              /* VCOLL_UD_LOSS */
+    uint64_t rto_base_ns;     /* VCOLL_UD_RTO: first resend timeout */
     uint64_t rng;
     int in_progress;
     int qp_broken;

@@ -102,16 +102,7 @@ int ud_peer_ready(ud_net_t *u, int peer)
         return VC_ERR_TRANSPORT;
     }
     struct ibv_ah_attr a;
-    memset(&a, 0, sizeof a);
-    a.dlid = b.lid;
-    a.sl = 0;
-    a.port_num = (uint8_t)u->port.port;
-    if (u->port.gid_index >= 0) {
-        a.is_global = 1;
-        memcpy(a.grh.dgid.raw, b.gid, 16);
-        a.grh.sgid_index = (uint8_t)u->port.gid_index;
-        a.grh.hop_limit = 64;
-    }
+    net_vport_ah_attr(&u->port, b.lid, b.gid, &a);
     p->ah = ibv_create_ah(u->pd, &a);
     if (!p->ah) {
         char g[64];
@@ -131,9 +122,7 @@ int ud_peer_ready(ud_net_t *u, int peer)
     p->frag = mtu - (uint32_t)sizeof(ud_hdr_t);
     const struct vc_ctx *c = u->c;
     p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b.pid : 0;
-    p->rto_ns = (uint64_t)(c->cfg.ud_rto * 1e9);
-    if (p->rto_ns < 1000)
-        p->rto_ns = 1000;
+    p->rto_ns = u->rto_base_ns;
     p->state = UD_P_READY;
     return VC_SUCCESS;
 }
@@ -173,21 +162,17 @@ static int ud_alloc_resources(ud_net_t *u)
                 u->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    static const uint32_t inline_try[] = { 236, 128, 64, 0 };
     struct ibv_qp_init_attr ia;
-    for (size_t i = 0; i < sizeof inline_try / sizeof inline_try[0] && !u->qp; i++) {
-        memset(&ia, 0, sizeof ia);
-        ia.send_cq = u->cq;
-        ia.recv_cq = u->cq;
-        ia.qp_type = IBV_QPT_UD;
-        ia.sq_sig_all = 1;     /* every send's completion frees its slot */
-        ia.cap.max_send_wr = (uint32_t)u->sq_depth;
-        ia.cap.max_recv_wr = (uint32_t)u->rx_count;
-        ia.cap.max_send_sge = 1;
-        ia.cap.max_recv_sge = 1;
-        ia.cap.max_inline_data = inline_try[i];
-        u->qp = ibv_create_qp(u->pd, &ia);
-    }
+    memset(&ia, 0, sizeof ia);
+    ia.send_cq = u->cq;
+    ia.recv_cq = u->cq;
+    ia.qp_type = IBV_QPT_UD;
+    ia.sq_sig_all = 1;     /* every send's completion frees its slot */
+    ia.cap.max_send_wr = (uint32_t)u->sq_depth;
+    ia.cap.max_recv_wr = (uint32_t)u->rx_count;
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    u->qp = net_verbs_create_qp(u->pd, &ia);
     if (!u->qp) {
         LOG_ERR("ud: ibv_create_qp(UD) on %s failed: %s", u->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
@@ -265,10 +250,9 @@ int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     u->me = c->rank;
     u->size = c->size;
     u->loss = c->cfg.ud_loss;
+    u->rto_base_ns = c->cfg.ud_rto * 1e9 < 1000 ? 1000 : (uint64_t)(c->cfg.ud_rto * 1e9);
     u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->rank << 17) ^ (uint64_t)getpid();
-    /* same eager packet as RC, so VCOLL_EAGER_LIMIT means the same on both */
-    size_t mp = (c->cfg.eager_limit + 256 + 63) & ~(size_t)63;
-    u->base.max_packet = mp < 4096 ? 4096 : mp > 65536 + 256 ? 65536 + 256 : mp;
+    u->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);
 
     int rc;
     if ((rc = net_vport_pick(c, "ud", &u->port, u->why, sizeof u->why)) ||

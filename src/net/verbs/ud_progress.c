@@ -273,7 +273,7 @@ int ud_check_peer(net_t *n, int peer)
     if (p->state == UD_P_DEAD)
         return VC_ERR_PEER_FAILED;
     /* UD cannot tell a dead peer from a quiet one; its pid can */
-    return p->pid > 0 && net_pid_gone(p->pid) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
+    return net_pid_gone(p->pid) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
 }
 
 int ud_quiesce(net_t *n)

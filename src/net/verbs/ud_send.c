@@ -7,7 +7,6 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
 #include "core/log.h"
 #include "net/verbs/ud.h"
 
@@ -207,9 +206,7 @@ void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack)
         u->unacked--;
     }
     p->resends = 0;
-    p->rto_ns = (uint64_t)(u->c->cfg.ud_rto * 1e9);
-    if (p->rto_ns < 1000)
-        p->rto_ns = 1000;
+    p->rto_ns = u->rto_base_ns;
     if (p->una == p->next_seq)
         ud_tx_list_drop(u, p);
     else
