@@ -125,6 +125,21 @@ for b in allreduce reduce; do
     [ -x "$osudir/vcoll_osu_$b" ] && run_one vcoll "$osudir/vcoll_osu_$b" "$b" -T mpi_float
 done
 
+# a bad -T, or -T on a benchmark without reductions, is refused before any
+# communication: exit 1 and a message, no table
+for b in reduce latency; do
+    if [ -x "$osudir/vcoll_osu_$b" ]; then
+        if "$osudir/vcoll_osu_$b" -T mpi_bogus >"$tmp/badT.out" 2>"$tmp/badT.err"; then
+            echo "FAIL: vcoll osu_$b -T mpi_bogus was accepted"; fail=$((fail + 1))
+        elif ! grep -q "invalid option or value" "$tmp/badT.err" || [ -s "$tmp/badT.out" ]; then
+            echo "FAIL: vcoll osu_$b -T mpi_bogus: no clear message, or a table anyway"
+            sed 's/^/  /' "$tmp/badT.err" | head -3; fail=$((fail + 1))
+        else
+            echo "PASS: vcoll osu_$b refuses -T mpi_bogus"; pass=$((pass + 1))
+        fi
+    fi
+done
+
 for mpi in openmpi mpich; do
     [ -x "$osudir/$mpi/mpi_osu_latency" ] || continue
     if [ $mpi = mpich ] && ! command -v mpiexec.hydra >/dev/null 2>&1; then

@@ -796,6 +796,10 @@ static void test_select(void)
     /* np=2 small allreduce is one exchange: recursive doubling */
     CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 2, 8, 2, 0), 1);
     CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 8, 8, 2, 1), 4);
+    /* np=2 reduce: binomial below 1 MiB, rsag from 1 MiB (select.c) */
+    CU_ASSERT_EQUAL(coll_select(COLL_REDUCE, 2, 512u << 10, 128u << 10, 0), 1);
+    CU_ASSERT_EQUAL(coll_select(COLL_REDUCE, 2, 1u << 20, 256u << 10, 0), 2);
+    CU_ASSERT_EQUAL(coll_select(COLL_REDUCE, 3, 1u << 20, 256u << 10, 0), 1);
 }
 
 /* ------------------------------------------------------------------ */
