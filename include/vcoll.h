@@ -15,9 +15,9 @@ extern "C" {
 #endif
 
 #define VC_VERSION_MAJOR 0
-#define VC_VERSION_MINOR 1
+#define VC_VERSION_MINOR 2
 #define VC_VERSION_PATCH 0
-/* e.g. "0.1.0 (verbs rc ud shm)": the transports compiled in. */
+/* e.g. "0.2.0 (verbs rc ud shm)": the transports compiled in. */
 const char *vc_version_string(void);
 
 typedef struct vc_comm *vc_comm_t;
@@ -31,12 +31,17 @@ extern struct vc_comm vc_comm_world_obj;
 
 typedef enum {
     VC_BYTE, VC_INT8, VC_UINT8, VC_INT16, VC_UINT16, VC_INT32, VC_UINT32,
-    VC_INT64, VC_UINT64, VC_FLOAT, VC_DOUBLE
+    VC_INT64, VC_UINT64, VC_FLOAT, VC_DOUBLE,
+    /* pairs for VC_MINLOC / VC_MAXLOC, laid out as MPI's: the value, then an
+       int32 index (struct { float v; int32_t i; } and so on, C padding) */
+    VC_FLOAT_INT, VC_DOUBLE_INT, VC_INT32_INT, VC_INT64_INT
 } vc_dtype_t;
 
 typedef enum {
     VC_SUM, VC_PROD, VC_MIN, VC_MAX,
-    VC_BAND, VC_BOR, VC_BXOR, VC_LAND, VC_LOR, VC_LXOR
+    VC_BAND, VC_BOR, VC_BXOR, VC_LAND, VC_LOR, VC_LXOR,
+    VC_MINLOC, VC_MAXLOC    /* pair types only; ties pick the smaller index */
+    /* vc_op_create hands out further values for user functions */
 } vc_op_t;
 
 typedef struct {
@@ -78,6 +83,13 @@ const char *vc_strerror(int err);
 
 /* lifecycle */
 int vc_init(int *argc, char ***argv);
+/* Thread levels, as MPI's. vc_init_thread grants at most what was required
+   (VC_THREAD_MULTIPLE is granted: any thread may call anything at any time);
+   vc_init grants VC_THREAD_SINGLE. */
+enum { VC_THREAD_SINGLE = 0, VC_THREAD_FUNNELED, VC_THREAD_SERIALIZED,
+       VC_THREAD_MULTIPLE };
+int vc_init_thread(int *argc, char ***argv, int required, int *provided);
+int vc_query_thread(int *provided);
 int vc_finalize(void);
 int vc_initialized(int *flag);
 int vc_abort(vc_comm_t comm, int errorcode);
@@ -90,8 +102,14 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm);
 int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm);
 int vc_comm_free(vc_comm_t *comm);
 
-/* datatypes */
+/* datatypes and user reduction ops */
 int vc_dtype_size(vc_dtype_t dtype, size_t *size);
+/* fn(in, inout, count, dtype) computes inout[i] = in[i] op inout[i]; the
+   library calls it with in holding the lower ranks' contribution. A
+   non-commutative op is combined in rank order. */
+typedef void vc_user_fn(const void *in, void *inout, size_t count, vc_dtype_t dtype);
+int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op);
+int vc_op_free(vc_op_t *op);    /* sets *op to an invalid value */
 
 /* point-to-point; count is in elements of dtype */
 int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
@@ -108,6 +126,13 @@ int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, in
 int vc_wait(vc_request_t *req, vc_status_t *status);
 int vc_test(vc_request_t *req, int *flag, vc_status_t *status);
 int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[]);
+/* index = VC_UNDEFINED when every request is VC_REQUEST_NULL */
+int vc_waitany(int n, vc_request_t reqs[], int *index, vc_status_t *status);
+int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *status);
+int vc_testall(int n, vc_request_t reqs[], int *flag, vc_status_t statuses[]);
+/* status: source, tag and bytes of the message a matching receive would get */
+int vc_probe(int source, int tag, vc_comm_t comm, vc_status_t *status);
+int vc_iprobe(int source, int tag, vc_comm_t comm, int *flag, vc_status_t *status);
 
 /* collectives (blocking) */
 int vc_barrier(vc_comm_t comm);
@@ -118,13 +143,70 @@ int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_op_t op, vc_comm_t comm);
 int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_comm_t comm);
+/* One dtype for both sides, counts in elements. Per-rank counts and
+   displacements are arrays of comm-size entries; displacements are in
+   elements from the buffer start. VC_IN_PLACE as in MPI. */
+int vc_gather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+              vc_comm_t comm);
+int vc_gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+               const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm);
+int vc_scatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+               vc_comm_t comm);
+int vc_scatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
+                void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm);
+int vc_allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                  const size_t displs[], vc_dtype_t dtype, vc_comm_t comm);
+int vc_alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                vc_comm_t comm);
+int vc_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                 void *rbuf, const size_t rcounts[], const size_t rdispls[],
+                 vc_dtype_t dtype, vc_comm_t comm);
+int vc_reduce_scatter_block(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                            vc_op_t op, vc_comm_t comm);
+int vc_reduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
+                      vc_dtype_t dtype, vc_op_t op, vc_comm_t comm);
+int vc_scan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+            vc_comm_t comm);
+int vc_exscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+              vc_comm_t comm);     /* rank 0's rbuf is left untouched */
 
-/* collectives (non-blocking) */
+/* collectives (non-blocking): the same arguments plus the request */
 int vc_ibarrier(vc_comm_t comm, vc_request_t *req);
 int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
               vc_request_t *req);
 int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                   vc_op_t op, vc_comm_t comm, vc_request_t *req);
+int vc_ireduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+               vc_op_t op, int root, vc_comm_t comm, vc_request_t *req);
+int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                  vc_comm_t comm, vc_request_t *req);
+int vc_igather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+               vc_comm_t comm, vc_request_t *req);
+int vc_igatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm,
+                vc_request_t *req);
+int vc_iscatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+                vc_comm_t comm, vc_request_t *req);
+int vc_iscatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
+                 void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm,
+                 vc_request_t *req);
+int vc_iallgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                   const size_t displs[], vc_dtype_t dtype, vc_comm_t comm,
+                   vc_request_t *req);
+int vc_ialltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                 vc_comm_t comm, vc_request_t *req);
+int vc_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                  void *rbuf, const size_t rcounts[], const size_t rdispls[],
+                  vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req);
+int vc_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count,
+                             vc_dtype_t dtype, vc_op_t op, vc_comm_t comm,
+                             vc_request_t *req);
+int vc_ireduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
+                       vc_dtype_t dtype, vc_op_t op, vc_comm_t comm, vc_request_t *req);
+int vc_iscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+             vc_comm_t comm, vc_request_t *req);
+int vc_iexscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+               vc_comm_t comm, vc_request_t *req);
 
 #ifdef __cplusplus
 }

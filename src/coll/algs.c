@@ -38,7 +38,7 @@ const char *const *const coll_alg_names[COLL_NKINDS] = {
 int coll_nalgs(int kind)
 {
     int n = 0;
-    if (kind < 0 || kind >= COLL_NKINDS)
+    if (kind < 0 || kind >= COLL_NKINDS || !coll_alg_names[kind])
         return 0;
     while (coll_alg_names[kind][n])
         n++;

@@ -168,7 +168,7 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     }
     if (!alg)
         alg = coll_select(kind, comm->size, count * esize, count,
-                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0);
+                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0, 0);
     int tag = coll_next_tag(comm);
 
     if (req) {

@@ -85,15 +85,8 @@ static int reap(struct vc_request **req, int n)
 static void local_round(const coll_sched_t *s, unsigned char *const *base, int round)
 {
     int b = s->round[round], e = s->round[round + 1];
-    for (int i = b; i < e; i++) {
-        const coll_step_t *st = &s->steps[i];
-        if (st->kind == STEP_COPY)
-            memcpy(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff, st->bytes);
-        else if (st->kind == STEP_REDUCE)
-            dtype_reduce3(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff,
-                          base[st->bbuf] + st->boff, st->bytes / s->esize,
-                          s->dt, s->op);
-    }
+    for (int i = b; i < e; i++)
+        sched_local_step(s, &s->steps[i], base);
 }
 
 int coll_exec_blocking(const coll_sched_t *s, void *const base_in[COLL_NBUF],

@@ -17,7 +17,51 @@ void coll_args_set(coll_args_t *a, int kind, int rank, int size, int root,
     a->esize = dtype_size(dt);
     a->inplace = inplace;
     /* MPI's in-place allgather takes my block from its slot in rbuf */
-    a->in_off = kind == COLL_ALLGATHER ? (size_t)rank * count * a->esize : 0;
+    a->in_off = kind == COLL_ALLGATHER || kind == COLL_GATHER
+                    ? (size_t)rank * count * a->esize : 0;
+}
+
+void coll_args_vec(coll_args_t *a, int kind, const size_t *counts,
+                   const size_t *displs, const size_t *rcounts,
+                   const size_t *rdispls)
+{
+    a->counts = counts;
+    a->displs = displs;
+    a->rcounts = rcounts;
+    a->rdispls = rdispls;
+    if ((kind == COLL_GATHERV || kind == COLL_ALLGATHERV) && displs)
+        a->in_off = displs[a->rank] * a->esize;
+}
+
+void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
+                      unsigned char *const *base)
+{
+    if (st->kind == STEP_COPY) {
+        memcpy(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff, st->bytes);
+        return;
+    }
+    if (st->kind != STEP_REDUCE)
+        return;
+    unsigned char *d = base[st->dbuf] + st->doff;
+    const unsigned char *a = base[st->abuf] + st->aoff, *b = base[st->bbuf] + st->boff;
+    size_t n = st->bytes / s->esize;
+    if (!s->ufn) {
+        dtype_reduce3(d, a, b, n, s->dt, s->op);
+        return;
+    }
+    /* user fn(in, inout) computes inout = in op inout, so d = a op b is
+       fn(a, copy of b); the bounce buffer makes any aliasing of d with a
+       or b safe */
+    unsigned char bounce[4096] __attribute__((aligned(16)));
+    size_t per = sizeof bounce / s->esize;
+    if (!per)
+        per = 1;    /* cannot happen: the largest element is 16 bytes */
+    for (size_t i = 0; i < n; i += per) {
+        size_t k = n - i < per ? n - i : per, off = i * s->esize;
+        memcpy(bounce, b + off, k * s->esize);
+        s->ufn(a + off, bounce, k, s->dt);
+        memcpy(d + off, bounce, k * s->esize);
+    }
 }
 
 void sched_init(coll_sched_t *s, const coll_args_t *a)
@@ -38,6 +82,7 @@ void sched_reset(coll_sched_t *s, const coll_args_t *a)
     s->dt = a->dt;
     s->op = a->op;
     s->esize = a->esize;
+    s->ufn = a->ufn;
 }
 
 void sched_free(coll_sched_t *s)

@@ -62,6 +62,7 @@ typedef struct coll_sched {
     vc_dtype_t dt;
     vc_op_t op;
     size_t esize;
+    vc_user_fn *ufn;    /* user op: REDUCE calls it instead of a built-in */
 } coll_sched_t;
 
 /* Everything an algorithm may depend on. */
@@ -72,12 +73,37 @@ typedef struct coll_args {
     vc_op_t op;
     size_t esize;
     int inplace;        /* input lives in RBUF (at in_off) instead of SBUF */
-    size_t in_off;      /* allgather: rank * count * esize; else 0 */
+    size_t in_off;      /* allgather/gather: rank * count * esize;
+                           allgatherv/gatherv: displs[rank] * esize; else 0 */
+    vc_user_fn *ufn;    /* user op function (op is a user op), else NULL */
+    int noncomm;        /* op is not commutative: combine in rank order */
+    /* Vector forms, in elements; arrays of `size` entries owned by the
+     * caller and read only while building (so v-schedules are not cached):
+     *   gatherv:        counts/displs = root's rcounts/displs, count = my scount
+     *   scatterv:       counts/displs = root's scounts/displs, count = my rcount
+     *   allgatherv:     counts/displs = rcounts/displs, count = my scount
+     *   alltoallv:      counts/displs = scounts/sdispls, rcounts/rdispls
+     *   reduce_scatter: counts = rcounts
+     * Arrays a rank does not own under MPI rules (a non-root's gatherv
+     * counts) are NULL; algorithms must not need them there.
+     * In place (inplace = 1): gather(v) root's block is already in RBUF at
+     * in_off; scatter(v) root keeps its block where it is (no RBUF);
+     * alltoall(v), reduce_scatter(_block), scan, exscan take the input from
+     * RBUF at 0 (alltoallv with rcounts/rdispls). */
+    const size_t *counts, *displs, *rcounts, *rdispls;
 } coll_args_t;
 
 /* collective kinds (index into per-comm caches and the builder tables) */
 enum { COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLGATHER,
-       COLL_NKINDS };
+       COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV, COLL_ALLGATHERV,
+       COLL_ALLTOALL, COLL_ALLTOALLV, COLL_REDUCE_SCATTER_BLOCK,
+       COLL_REDUCE_SCATTER, COLL_SCAN, COLL_EXSCAN, COLL_NKINDS };
+/* kinds whose arguments include per-rank arrays */
+static inline int coll_kind_vector(int kind)
+{
+    return kind == COLL_GATHERV || kind == COLL_SCATTERV || kind == COLL_ALLGATHERV ||
+           kind == COLL_ALLTOALLV || kind == COLL_REDUCE_SCATTER;
+}
 
 typedef int (*coll_build_fn)(const coll_args_t *a, coll_sched_t *s);
 
@@ -102,6 +128,14 @@ int sched_done(coll_sched_t *s);
 /* ---- helpers shared by algorithms (sched.c) ---- */
 void coll_args_set(coll_args_t *a, int kind, int rank, int size, int root,
                    size_t count, vc_dtype_t dt, vc_op_t op, int inplace);
+/* the vector arrays (any may be NULL); sets in_off for gatherv/allgatherv */
+void coll_args_vec(coll_args_t *a, int kind, const size_t *counts,
+                   const size_t *displs, const size_t *rcounts,
+                   const size_t *rdispls);
+/* run one COPY or REDUCE step on real buffers (the executor and the unit
+   simulator share it, so user ops and built-ins behave the same in both) */
+void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
+                      unsigned char *const *base);
 /* where this rank's input is: SBUF at 0, or RBUF at in_off when in place */
 void coll_input(const coll_args_t *a, int *buf, size_t *off);
 /* balanced split of count elements into n blocks: first element and count
@@ -132,7 +166,9 @@ int coll_nalgs(int kind);   /* entries including "auto" */
 
 /* ---- selection (select.c): algorithm index (>= 1) for auto ----
  * oversub: ranks outnumber cores on some node (agreed by all ranks, so
- * every rank picks the same algorithm). */
-int coll_select(int kind, int size, size_t bytes, size_t count, int oversub);
+ * every rank picks the same algorithm); noncomm: the op is a
+ * non-commutative user op, so only rank-ordered algorithms qualify. */
+int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
+                int noncomm);
 
 #endif

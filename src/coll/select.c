@@ -63,7 +63,8 @@
 #define ALLGATHER_RD_MAX_BLOCK  (16u * 1024u)
 #define ALLGATHER_RD_MAX_TOTAL  (256u * 1024u)
 
-int coll_select(int kind, int size, size_t bytes, size_t count, int oversub)
+int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
+                int noncomm)
 {
     int pof2 = coll_pof2_floor(size);
 

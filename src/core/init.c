@@ -27,7 +27,7 @@ static const char *getenv_c(const char *n) { return getenv(n); }
 
 const char *vc_version_string(void)
 {
-    return "0.1.0 (verbs rc ud shm)";
+    return "0.2.0 (verbs rc ud shm)";
 }
 
 double vc_wtime(void)
