@@ -17,6 +17,7 @@
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
 #include "core/log.h"
+#include "core/ops.h"
 
 #define SCRATCH_KEEP_MAX (4u << 20)   /* larger scratch is freed after use */
 
@@ -135,7 +136,9 @@ void coll_comm_release_cache(struct vc_comm *c)
 }
 
 static const char *const kind_names[COLL_NKINDS] = {
-    "barrier", "bcast", "reduce", "allreduce", "allgather"};
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "gatherv",
+    "scatter", "scatterv", "allgatherv", "alltoall", "alltoallv",
+    "reduce_scatter_block", "reduce_scatter", "scan", "exscan"};
 
 static int cfg_alg(int kind)
 {
@@ -155,9 +158,18 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
              size_t count, vc_dtype_t dt, vc_op_t op, int root,
              struct vc_request **req)
 {
+    return coll_run_v(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, req);
+}
+
+int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+               size_t count, vc_dtype_t dt, vc_op_t op, int root,
+               const coll_vec_t *v, struct vc_request **req)
+{
     int inplace = sbuf == VC_IN_PLACE;
     size_t esize = dtype_size(dt);
     int alg = cfg_alg(kind);
+    vc_user_fn *ufn = NULL;
+    int commutative = 1;
     coll_args_t a;
     int rc;
 
@@ -166,14 +178,24 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         dt = VC_BYTE;
         count = 0;
     }
+    if (ops_is_user(op) && (rc = ops_lookup(op, &ufn, &commutative)))
+        return rc;
     if (!alg)
         alg = coll_select(kind, comm->size, count * esize, count,
-                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0, 0);
+                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0,
+                          !commutative);
     int tag = coll_next_tag(comm);
 
-    if (req) {
+    /* vector forms read the caller's arrays while building: never cached */
+    if (req || coll_kind_vector(kind)) {
         coll_sched_t s;
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
+        a.ufn = ufn;
+        a.noncomm = !commutative;
+        if (v)
+            coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
+        LOG_DEBUG("coll: %s%s on comm ctx %u (size %d): %s, count %zu", req ? "i" : "",
+                  kind_names[kind], comm->ctx, comm->size, coll_alg_names[kind][alg], count);
         sched_init(&s, &a);
         if ((rc = coll_builders[kind][alg](&a, &s))) {
             sched_free(&s);
@@ -184,15 +206,22 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
             sched_free(&s);
             return VC_ERR_NOMEM;
         }
-        return coll_exec_start(&s, inplace ? NULL : (void *)sbuf, rbuf, tmp,
-                               comm, tag, req);
+        if (req)
+            return coll_exec_start(&s, inplace ? NULL : (void *)sbuf, rbuf, tmp,
+                                   comm, tag, req);
+        void *base[COLL_NBUF] = {inplace ? NULL : (void *)sbuf, rbuf, tmp};
+        rc = coll_exec_blocking(&s, base, comm, tag);
+        sched_free(&s);
+        free(tmp);
+        return rc;
     }
 
     coll_comm_t *cc = comm->coll_priv;
     if (!cc && !(cc = priv_alloc(comm)))
         return VC_ERR_NOMEM;
     /* the cache key is checked on the raw arguments: a hit costs a few
-       compares, no argument struct, no building */
+       compares, no argument struct, no building (a user op's value names
+       its function and generation, so it is a key like any other) */
     coll_cache_t *ce = &cc->cache[kind];
     if (!ce->valid || ce->alg != alg || ce->count != count || ce->dt != (int)dt ||
         ce->op != (int)op || ce->root != root || ce->inplace != inplace) {
@@ -201,6 +230,8 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                   kind_names[kind], comm->ctx, comm->size,
                   coll_alg_names[kind][alg], count);
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
+        a.ufn = ufn;
+        a.noncomm = !commutative;
         sched_reset(&ce->s, &a);
         if ((rc = coll_builders[kind][alg](&a, &ce->s)))
             return rc;
@@ -233,22 +264,31 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
 
 /* ---- argument checking ---- */
 
-static int check_buf(const void *buf, size_t count)
+int coll_check_buf(const void *buf, size_t count)
 {
     return !buf && count ? VC_ERR_BUFFER : VC_SUCCESS;
 }
 
-static int check_common(vc_comm_t comm)
+int coll_check_common(vc_comm_t comm)
 {
     VC_CHECK_INIT();
     return comm_check(comm) ? VC_ERR_COMM : VC_SUCCESS;
+}
+
+int coll_check_op(vc_dtype_t dt, vc_op_t op)
+{
+    if (!ops_is_user(op))
+        return dtype_op_check(dt, op);
+    if (!dtype_size(dt))
+        return VC_ERR_DTYPE;
+    return ops_lookup(op, NULL, NULL);
 }
 
 static int check_bcast(void *buf, size_t count, vc_dtype_t dt, int root,
                        vc_comm_t comm)
 {
     size_t bytes;
-    int rc = check_common(comm);
+    int rc = coll_check_common(comm);
     if (rc)
         return rc;
     if (root < 0 || root >= comm->size)
@@ -257,7 +297,7 @@ static int check_bcast(void *buf, size_t count, vc_dtype_t dt, int root,
         return rc;
     if (buf == VC_IN_PLACE)
         return VC_ERR_BUFFER;
-    return check_buf(buf, count);
+    return coll_check_buf(buf, count);
 }
 
 /* shared by reduce (root >= 0) and allreduce (root = -1) */
@@ -265,12 +305,12 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
                         vc_op_t op, int root, vc_comm_t comm)
 {
     size_t bytes;
-    int rc = check_common(comm);
+    int rc = coll_check_common(comm);
     if (rc)
         return rc;
     if (root != -1 && (root < 0 || root >= comm->size))
         return VC_ERR_RANK;
-    if ((rc = dtype_op_check(dt, op)))
+    if ((rc = coll_check_op(dt, op)))
         return rc;
     if ((rc = dtype_bytes(dt, count, &bytes)))
         return rc;
@@ -278,10 +318,10 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
     if (rbuf == VC_IN_PLACE)
         return VC_ERR_BUFFER;
     if (sbuf == VC_IN_PLACE)        /* MPI: in place only where rbuf is valid */
-        return has_rbuf ? check_buf(rbuf, count) : VC_ERR_BUFFER;
-    if ((rc = check_buf(sbuf, count)))
+        return has_rbuf ? coll_check_buf(rbuf, count) : VC_ERR_BUFFER;
+    if ((rc = coll_check_buf(sbuf, count)))
         return rc;
-    return has_rbuf ? check_buf(rbuf, count) : VC_SUCCESS;
+    return has_rbuf ? coll_check_buf(rbuf, count) : VC_SUCCESS;
 }
 
 /* the flag variants apply only when the user left the algorithm on auto */
@@ -294,7 +334,7 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
 
 int vc_barrier(vc_comm_t comm)
 {
-    int rc = check_common(comm);
+    int rc = coll_check_common(comm);
     if (rc)
         return rc;
     coll_comm_t *cc = shm_variant(comm, COLL_BARRIER, 0);
@@ -305,7 +345,7 @@ int vc_barrier(vc_comm_t comm)
 
 int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
 {
-    int rc = check_common(comm);
+    int rc = coll_check_common(comm);
     if (rc)
         return rc;
     if (!req)
@@ -342,6 +382,20 @@ int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                     count, dtype, op, root, NULL);
 }
 
+int vc_ireduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+               vc_op_t op, int root, vc_comm_t comm, vc_request_t *req)
+{
+    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    if (comm->rank == root && sbuf == rbuf)
+        sbuf = VC_IN_PLACE;
+    return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
+                    count, dtype, op, root, req);
+}
+
 int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_op_t op, vc_comm_t comm)
 {
@@ -350,7 +404,9 @@ int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
         return rc;
     if (sbuf == rbuf)
         sbuf = VC_IN_PLACE;
-    coll_comm_t *cc = shm_variant(comm, COLL_ALLREDUCE, count * dtype_size(dtype));
+    /* the flag variant reduces with the built-in kernels only */
+    coll_comm_t *cc = ops_is_user(op) ? NULL
+                      : shm_variant(comm, COLL_ALLREDUCE, count * dtype_size(dtype));
     if (cc)
         return coll_shm_allreduce(sbuf, rbuf, count, dtype, op, &cc->shm_seq);
     return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
@@ -369,11 +425,11 @@ int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
     return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, req);
 }
 
-int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-                 vc_comm_t comm)
+static int check_allgather(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                           vc_comm_t comm)
 {
     size_t bytes, total;
-    int rc = check_common(comm);
+    int rc = coll_check_common(comm);
     if (rc)
         return rc;
     if ((rc = dtype_bytes(dtype, count, &bytes)))
@@ -384,11 +440,29 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
         return rc ? rc : VC_ERR_COUNT;
     if (rbuf == VC_IN_PLACE)
         return VC_ERR_BUFFER;
-    if ((rc = check_buf(rbuf, count)))
+    if ((rc = coll_check_buf(rbuf, count)))
         return rc;
-    if (sbuf != VC_IN_PLACE && (rc = check_buf(sbuf, count)))
+    if (*sbuf != VC_IN_PLACE && (rc = coll_check_buf(*sbuf, count)))
         return rc;
-    if (sbuf == (const char *)rbuf + (size_t)comm->rank * bytes && count)
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+    if (*sbuf == (const char *)rbuf + (size_t)comm->rank * bytes && count)
+        *sbuf = VC_IN_PLACE;
+    return VC_SUCCESS;
+}
+
+int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                 vc_comm_t comm)
+{
+    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
+    return rc ? rc : coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+}
+
+int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                  vc_comm_t comm, vc_request_t *req)
+{
+    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
+    if (rc)
+        return rc;
+    if (!req)
+        return VC_ERR_ARG;
+    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, req);
 }

@@ -32,6 +32,19 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
              size_t count, vc_dtype_t dt, vc_op_t op, int root,
              struct vc_request **req);
 
+/* The per-rank arrays of the vector collectives (see coll_args_t). */
+typedef struct coll_vec {
+    const size_t *counts, *displs, *rcounts, *rdispls;
+} coll_vec_t;
+int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+               size_t count, vc_dtype_t dt, vc_op_t op, int root,
+               const coll_vec_t *v, struct vc_request **req);
+
+/* argument checks shared by the public calls (api*.c) */
+int coll_check_common(vc_comm_t comm);             /* initialized, valid comm */
+int coll_check_buf(const void *buf, size_t count); /* VC_ERR_BUFFER: NULL, count > 0 */
+int coll_check_op(vc_dtype_t dt, vc_op_t op);      /* built-in or live user op */
+
 /* executor (exec.c) */
 int coll_exec_blocking(const coll_sched_t *s, void *const base[COLL_NBUF],
                        struct vc_comm *comm, int tag);

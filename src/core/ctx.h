@@ -8,6 +8,7 @@
 #include "config.h"
 #include "../boot/boot.h"
 #include "../net/net.h"
+#include "ops.h"
 
 struct p2p_state;
 
@@ -26,6 +27,7 @@ struct vc_ctx {
 
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
     uint32_t next_ctx;       /* next free communicator context id (even) */
+    ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
     int dead_peer;           /* world rank found dead, or -1 */
     char dead_why[160];
 };

@@ -1,0 +1,61 @@
+/*
+ * ops.c -- vc_op_create / vc_op_free and the lookup the collectives use.
+ *
+ * The value handed out is OP_USER_BASE + slot + OP_USER_SLOTS * gen, so a
+ * stale handle (freed, slot reused) no longer matches its slot's generation
+ * and is refused with VC_ERR_OP instead of calling someone else's function.
+ */
+#include <limits.h>
+#include "ctx.h"
+#include "ops.h"
+
+int ops_lookup(vc_op_t op, vc_user_fn **fn, int *commutative)
+{
+    if (!ops_is_user(op))
+        return VC_ERR_OP;
+    unsigned v = (unsigned)op - OP_USER_BASE;
+    unsigned slot = v % OP_USER_SLOTS, gen = v / OP_USER_SLOTS;
+    const ops_slot_t *s = &vc_ctx.user_ops[slot];
+    if (!s->fn || s->gen != gen)
+        return VC_ERR_OP;
+    if (fn)
+        *fn = s->fn;
+    if (commutative)
+        *commutative = s->commutative;
+    return VC_SUCCESS;
+}
+
+int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op)
+{
+    VC_CHECK_INIT();
+    if (!fn || !op)
+        return VC_ERR_ARG;
+    for (unsigned i = 0; i < OP_USER_SLOTS; i++) {
+        ops_slot_t *s = &vc_ctx.user_ops[i];
+        if (s->fn)
+            continue;
+        /* keep the encoded value inside an int */
+        if ((unsigned long)s->gen * OP_USER_SLOTS + i >= (unsigned long)INT_MAX - OP_USER_BASE)
+            s->gen = 0;
+        s->fn = fn;
+        s->commutative = commutative != 0;
+        *op = (vc_op_t)(OP_USER_BASE + i + OP_USER_SLOTS * s->gen);
+        return VC_SUCCESS;
+    }
+    return VC_ERR_NOMEM;    /* OP_USER_SLOTS live user ops */
+}
+
+int vc_op_free(vc_op_t *op)
+{
+    VC_CHECK_INIT();
+    if (!op)
+        return VC_ERR_ARG;
+    if (ops_lookup(*op, NULL, NULL))
+        return VC_ERR_OP;
+    unsigned v = (unsigned)*op - OP_USER_BASE;
+    ops_slot_t *s = &vc_ctx.user_ops[v % OP_USER_SLOTS];
+    s->fn = NULL;
+    s->gen++;
+    *op = (vc_op_t)-1;
+    return VC_SUCCESS;
+}
