@@ -9,6 +9,7 @@
 #include "../boot/boot.h"
 #include "../net/net.h"
 #include "ops.h"
+#include "request.h"
 
 struct p2p_state;
 
@@ -26,6 +27,7 @@ struct vc_ctx {
     net_t **net_of;          /* transport for each world rank */
 
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
+    req_pool_t reqs;         /* every request object (request.c) */
     uint32_t next_ctx;       /* next free communicator context id (even) */
     ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
     int dead_peer;           /* world rank found dead, or -1 */

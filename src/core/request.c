@@ -2,33 +2,53 @@
  * request.c -- requests come from a free list carved out of slabs that are
  * never returned to malloc while the library runs. A stale vc_request_t
  * therefore still points at readable memory whose magic is cleared, which
- * is how vc_wait tells a double-wait from a live request.
+ * is how vc_wait tells a double-wait from a live request. The slabs are
+ * also indexed, so the handles peers echo back (req_handle) are checked
+ * against the slot's generation before anything is touched.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "request.h"
+#include "ctx.h"
 
 #define SLAB 256
 
-typedef struct slab { struct slab *next; struct vc_request r[SLAB]; } slab_t;
-static struct { slab_t *slabs; struct vc_request *free; } pool;
+struct req_slab { struct vc_request r[SLAB]; };
+
+static int grow(req_pool_t *pool)
+{
+    if (pool->nslabs == pool->cap) {
+        uint32_t ncap = pool->cap ? 2 * pool->cap : 8;
+        struct req_slab **n = realloc(pool->slabs, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        pool->slabs = n;
+        pool->cap = ncap;
+    }
+    struct req_slab *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    uint32_t base = pool->nslabs * SLAB;
+    pool->slabs[pool->nslabs++] = s;
+    for (int i = SLAB - 1; i >= 0; i--) {
+        s->r[i].idx = base + (uint32_t)i;
+        s->r[i].next = pool->free;
+        pool->free = &s->r[i];
+    }
+    return 0;
+}
 
 struct vc_request *req_alloc(int kind)
 {
-    if (!pool.free) {
-        slab_t *s = calloc(1, sizeof *s);
-        if (!s)
-            return NULL;
-        s->next = pool.slabs;
-        pool.slabs = s;
-        for (int i = 0; i < SLAB; i++) {
-            s->r[i].next = pool.free;
-            pool.free = &s->r[i];
-        }
-    }
-    struct vc_request *r = pool.free;
-    pool.free = r->next;
+    req_pool_t *pool = &vc_ctx.reqs;
+    if (!pool->free && grow(pool))
+        return NULL;
+    struct vc_request *r = pool->free;
+    pool->free = r->next;
+    uint32_t idx = r->idx, gen = r->gen;
     memset(r, 0, sizeof *r);
+    r->idx = idx;
+    r->gen = gen;
     r->magic = REQ_MAGIC;
     r->kind = kind;
     return r;
@@ -36,11 +56,18 @@ struct vc_request *req_alloc(int kind)
 
 void req_free(struct vc_request *r)
 {
+    req_pool_t *pool = &vc_ctx.reqs;
     if (r->release)
         r->release(r);
+    /* a send that failed or was cancelled before its FIN still holds the
+       exposed buffer's registration */
+    if (r->mem_handle && r->net && r->net->ops->mem_release)
+        r->net->ops->mem_release(r->net, r->mem_handle);
+    r->mem_handle = NULL;
     r->magic = 0;
-    r->next = pool.free;
-    pool.free = r;
+    r->gen++;
+    r->next = pool->free;
+    pool->free = r;
 }
 
 int req_valid(const struct vc_request *r)
@@ -48,12 +75,23 @@ int req_valid(const struct vc_request *r)
     return r && r->magic == REQ_MAGIC;
 }
 
+struct vc_request *req_from_handle(uint64_t h, int kind)
+{
+    req_pool_t *pool = &vc_ctx.reqs;
+    uint32_t idx = (uint32_t)h, gen = (uint32_t)(h >> 32);
+    if (idx / SLAB >= pool->nslabs)
+        return NULL;
+    struct vc_request *r = &pool->slabs[idx / SLAB]->r[idx % SLAB];
+    if (r->magic != REQ_MAGIC || r->gen != gen || r->kind != kind || r->done)
+        return NULL;
+    return r;
+}
+
 void req_pool_fini(void)
 {
-    while (pool.slabs) {
-        slab_t *n = pool.slabs->next;
-        free(pool.slabs);
-        pool.slabs = n;
-    }
-    pool.free = NULL;
+    req_pool_t *pool = &vc_ctx.reqs;
+    for (uint32_t i = 0; i < pool->nslabs; i++)
+        free(pool->slabs[i]);
+    free(pool->slabs);
+    memset(pool, 0, sizeof *pool);
 }

@@ -19,6 +19,8 @@ struct vc_comm;
 
 struct vc_request {
     uint32_t magic;
+    uint32_t idx;            /* slot in the pool (stable for the slot's life) */
+    uint32_t gen;            /* bumped on every free: stale handles miss */
     int kind;
     volatile int done;
     vc_status_t status;
@@ -45,9 +47,28 @@ struct vc_request {
     void *coll;
 };
 
+/* The pool (state of the context struct): slabs that are never returned to
+   malloc while the library runs, indexed so a wire handle finds its slot. */
+typedef struct req_pool {
+    struct req_slab **slabs;
+    uint32_t nslabs, cap;
+    struct vc_request *free;
+} req_pool_t;
+
 struct vc_request *req_alloc(int kind);
 void req_free(struct vc_request *r);
 int req_valid(const struct vc_request *r);
 void req_pool_fini(void);
+
+/* Requests named on the wire (rendezvous, streaming): a handle is the
+ * slot index and the slot's generation, never a pointer, so a late or
+ * forged packet can only name a live request of the right kind, or
+ * nothing. */
+static inline uint64_t req_handle(const struct vc_request *r)
+{
+    return (uint64_t)r->gen << 32 | r->idx;
+}
+/* the live request behind h, of kind `kind`, or NULL */
+struct vc_request *req_from_handle(uint64_t h, int kind);
 
 #endif

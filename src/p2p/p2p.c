@@ -24,6 +24,15 @@ static inline int matches(const struct vc_request *r, uint32_t ctx, int src, int
            (r->tag == VC_ANY_TAG || r->tag == tag);
 }
 
+/* The header's source rank is only a claim: it must name, in the receive's
+   communicator, the process the transport says the packet came from. A
+   packet that fails this matches nothing (it is reported and dropped), so
+   a confused or forged sender cannot complete someone else's receive. */
+static inline int src_ok(const struct vc_request *r, int src, int world_src)
+{
+    return src >= 0 && src < r->comm->size && comm_world_rank(r->comm, src) == world_src;
+}
+
 /* largest payload that goes eagerly to this peer */
 static inline size_t eager_max(const net_t *n)
 {
@@ -67,7 +76,7 @@ static void start_rndv_recv(struct vc_request *r, int world_src, int src, int ta
         /* the transport cannot pull: ask the sender to stream it */
         r->expect = want;
         r->recvd = 0;
-        p2p_cts_t cts = {.type = P2P_CTS, .sreq = sreq, .rreq = (uint64_t)(uintptr_t)r, .len = want};
+        p2p_cts_t cts = {.type = P2P_CTS, .sreq = sreq, .rreq = req_handle(r), .len = want};
         rc = p2p_post_packet(world_src, &cts, sizeof cts, NULL, 0, NULL);
         if (rc == VC_SUCCESS)
             return;
@@ -82,6 +91,11 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_
     for (struct vc_request *r = st->posted.head; r; r = r->next) {
         if (!matches(r, h->ctx, h->src, h->tag))
             continue;
+        if (!src_ok(r, h->src, world_src)) {
+            LOG_WARN("dropping a message from rank %d that claims to be rank %d of its "
+                     "communicator", world_src, h->src);
+            return;
+        }
         p2p_queue_remove(&st->posted, r);
         if (h->type == P2P_EAGER) {
             finish_recv(r, h->src, h->tag, h->len);
@@ -123,17 +137,68 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_
     st->unexp_tail = u;
 }
 
+/* Sizes every packet type must have (EAGER: at least the header and
+   exactly its announced payload; DATA: a header and some payload). */
+int p2p_packet_check(const void *pkt, size_t len, size_t max_eager)
+{
+    if (len < 1)
+        return 0;
+    switch (*(const uint8_t *)pkt) {
+    case P2P_EAGER: {
+        p2p_hdr_t h;
+        if (len < sizeof h)
+            return 0;
+        memcpy(&h, pkt, sizeof h);
+        return h.len == len - sizeof h && h.len <= max_eager && h.tag >= 0;
+    }
+    case P2P_RTS: {
+        p2p_rts_t r;
+        if (len != sizeof r)
+            return 0;
+        memcpy(&r, pkt, sizeof r);
+        return r.h.tag >= 0;
+    }
+    case P2P_FIN: return len == sizeof(p2p_fin_t);
+    case P2P_CTS: return len == sizeof(p2p_cts_t);
+    case P2P_DATA: return len > sizeof(p2p_data_t);
+    }
+    return 0;
+}
+
+/* Drop what cannot be right, say so once per kind, never act on it. */
+static void drop_packet(int src, const char *what, unsigned type)
+{
+    LOG_WARN("dropping a %s packet (type %u) from rank %d", what, type, src);
+}
+
 void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
 {
-    uint8_t type = *(const uint8_t *)pkt;
+    (void)arg;
+    if (src < 0 || src >= vc_ctx.size || !pkt)
+        return;
+    uint8_t type = len ? *(const uint8_t *)pkt : 0;
+    if (!p2p_packet_check(pkt, len, vc_ctx.net_of[src]->max_packet)) {
+        drop_packet(src, "malformed", type);
+        return;
+    }
+    /* transports deliver packets in receive buffers with no alignment
+       promise beyond bytes: copy fixed headers out before reading them */
     switch (type) {
     case P2P_EAGER:
-    case P2P_RTS:
-        on_matched(src, pkt, pkt, len);
+    case P2P_RTS: {
+        p2p_rts_t h;
+        memcpy(&h, pkt, type == P2P_RTS ? sizeof h : sizeof h.h);
+        on_matched(src, &h.h, type == P2P_RTS ? (const void *)&h : pkt, len);
         break;
+    }
     case P2P_FIN: {
-        const p2p_fin_t *f = pkt;
-        struct vc_request *s = (struct vc_request *)(uintptr_t)f->sreq;
+        p2p_fin_t f;
+        memcpy(&f, pkt, sizeof f);
+        struct vc_request *s = req_from_handle(f.sreq, REQ_SEND);
+        if (!s || s->world_peer != src || s->proto != PROTO_RNDV) {
+            drop_packet(src, "stale or forged FIN", type);
+            break;
+        }
         net_t *n = vc_ctx.net_of[src];
         if (s->mem_handle)
             n->ops->mem_release(n, s->mem_handle);
@@ -142,10 +207,15 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
         break;
     }
     case P2P_CTS: {
-        const p2p_cts_t *c = pkt;
-        struct vc_request *s = (struct vc_request *)(uintptr_t)c->sreq;
-        s->remote_req = c->rreq;
-        s->expect = c->len < s->bytes ? c->len : s->bytes;
+        p2p_cts_t c;
+        memcpy(&c, pkt, sizeof c);
+        struct vc_request *s = req_from_handle(c.sreq, REQ_SEND);
+        if (!s || s->world_peer != src || s->proto != PROTO_RNDV) {
+            drop_packet(src, "stale or forged CTS", type);
+            break;
+        }
+        s->remote_req = c.rreq;
+        s->expect = c.len < s->bytes ? c.len : s->bytes;
         s->recvd = 0;
         if (p2p_post_stream(src, s)) {
             s->status.error = VC_ERR_NOMEM;
@@ -154,18 +224,23 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
         break;
     }
     case P2P_DATA: {
-        const p2p_data_t *d = pkt;
-        struct vc_request *r = (struct vc_request *)(uintptr_t)d->rreq;
-        size_t n = len - sizeof *d;
-        if (d->off + n <= r->expect)
-            memcpy((char *)r->buf + d->off, (const char *)pkt + sizeof *d, n);
+        p2p_data_t d;
+        memcpy(&d, pkt, sizeof d);
+        struct vc_request *r = req_from_handle(d.rreq, REQ_RECV);
+        size_t n = len - sizeof d;
+        /* only a streamed receive from this very peer takes DATA, and only
+           inside the bytes it asked for */
+        if (!r || r->world_peer != src || r->proto != PROTO_RNDV ||
+            d.off > r->expect || n > r->expect - d.off) {
+            drop_packet(src, "stale, forged or out-of-range DATA", type);
+            break;
+        }
+        memcpy((char *)r->buf + d.off, (const char *)pkt + sizeof d, n);
         r->recvd += n;
         if (r->recvd >= r->expect)
             r->done = 1;
         break;
     }
-    default:
-        LOG_ERR("dropping a packet of unknown type %u from rank %d", type, src);
     }
 }
 
@@ -240,7 +315,7 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
         rc = p2p_post_packet(wdest, &h, sizeof h, buf, bytes, r);
     } else {
         p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
-                         .sreq = (uint64_t)(uintptr_t)r, .addr = (uint64_t)(uintptr_t)buf};
+                         .sreq = req_handle(r), .addr = (uint64_t)(uintptr_t)buf};
         r->proto = PROTO_RNDV;
         /* a transport without a pull path (UD) has nothing to expose: the
            receiver answers with CTS and the data is streamed */
@@ -272,16 +347,27 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
     r->bytes = bytes;
     *out = r;
 
-    p2p_unexp_t *prev = NULL;
-    for (p2p_unexp_t *u = st->unexp_head; u; prev = u, u = u->next) {
-        if (!matches(r, u->ctx, u->src, u->tag))
+    p2p_unexp_t *prev = NULL, *u = st->unexp_head;
+    while (u) {
+        p2p_unexp_t *next = u->next;
+        if (!matches(r, u->ctx, u->src, u->tag)) {
+            prev = u;
+            u = next;
             continue;
+        }
         if (prev)
-            prev->next = u->next;
+            prev->next = next;
         else
-            st->unexp_head = u->next;
+            st->unexp_head = next;
         if (st->unexp_tail == u)
             st->unexp_tail = prev;
+        if (!src_ok(r, u->src, u->world_src)) {
+            LOG_WARN("dropping a message from rank %d that claims to be rank %d of its "
+                     "communicator", u->world_src, u->src);
+            free(u);
+            u = next;
+            continue;
+        }
         if (u->rndv) {
             start_rndv_recv(r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key);
         } else {

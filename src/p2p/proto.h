@@ -6,7 +6,8 @@
  *                -> FIN(sreq)                                -> sender completes
  *   streamed:    (transport cannot get, e.g. CMA refused)
  *                RTS -> CTS(sreq, rreq, n) -> DATA(rreq, off, bytes)... -> done
- * Request ids are the requester's pointers, echoed back unchanged.
+ * Request ids are handles (slot index + generation, request.h), echoed back
+ * unchanged and checked before use: never pointers.
  */
 #ifndef VC_P2P_PROTO_H
 #define VC_P2P_PROTO_H

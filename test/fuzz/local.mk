@@ -1,0 +1,11 @@
+# libFuzzer harnesses for every parser of wire data (configure --enable-fuzzers,
+# CC=clang). contrib/fuzz.sh builds and runs them; the seed corpora live in
+# test/fuzz/corpus/<harness>/.
+EXTRA_DIST += test/fuzz/fuzz.h test/fuzz/fuzz_p2p.c \
+	$(wildcard $(srcdir)/test/fuzz/corpus/*/*)
+if FUZZERS
+noinst_PROGRAMS += test/fuzz/fuzz_p2p
+test_fuzz_fuzz_p2p_SOURCES = test/fuzz/fuzz_p2p.c test/fuzz/fuzz.h
+test_fuzz_fuzz_p2p_LDADD = libvcoll_int.la
+test_fuzz_fuzz_p2p_LDFLAGS = $(VC_FUZZ_LDFLAGS)
+endif
