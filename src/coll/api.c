@@ -150,6 +150,11 @@ static int cfg_alg(int kind)
     case COLL_REDUCE: a = cfg->reduce_alg; break;
     case COLL_ALLREDUCE: a = cfg->allreduce_alg; break;
     case COLL_ALLGATHER: a = cfg->allgather_alg; break;
+    case COLL_GATHER: a = cfg->gather_alg; break;
+    case COLL_GATHERV: a = cfg->gatherv_alg; break;
+    case COLL_SCATTER: a = cfg->scatter_alg; break;
+    case COLL_SCATTERV: a = cfg->scatterv_alg; break;
+    case COLL_ALLGATHERV: a = cfg->allgatherv_alg; break;
     }
     return a > 0 && a < coll_nalgs(kind) ? a : 0;
 }
@@ -165,7 +170,8 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                size_t count, vc_dtype_t dt, vc_op_t op, int root,
                const coll_vec_t *v, struct vc_request **req)
 {
-    int inplace = sbuf == VC_IN_PLACE;
+    /* scatter(v)'s root says "in place" with rbuf; everyone else with sbuf */
+    int inplace = sbuf == VC_IN_PLACE || rbuf == VC_IN_PLACE;
     size_t esize = dtype_size(dt);
     int alg = cfg_alg(kind);
     vc_user_fn *ufn = NULL;
@@ -180,8 +186,16 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     }
     if (ops_is_user(op) && (rc = ops_lookup(op, &ufn, &commutative)))
         return rc;
+    if (sbuf == VC_IN_PLACE)
+        sbuf = NULL;
+    if (rbuf == VC_IN_PLACE)
+        rbuf = NULL;
+    /* allgatherv's count is mine alone: select on the total, which every
+       rank knows, so all pick the same algorithm */
+    size_t sel_count = kind == COLL_ALLGATHERV && v && v->counts
+                           ? coll_vec_total(v->counts, comm->size) : count;
     if (!alg)
-        alg = coll_select(kind, comm->size, count * esize, count,
+        alg = coll_select(kind, comm->size, sel_count * esize, sel_count,
                           comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0,
                           !commutative);
     int tag = coll_next_tag(comm);
@@ -207,9 +221,9 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
             return VC_ERR_NOMEM;
         }
         if (req)
-            return coll_exec_start(&s, inplace ? NULL : (void *)sbuf, rbuf, tmp,
+            return coll_exec_start(&s, (void *)sbuf, rbuf, tmp,
                                    comm, tag, req);
-        void *base[COLL_NBUF] = {inplace ? NULL : (void *)sbuf, rbuf, tmp};
+        void *base[COLL_NBUF] = {(void *)sbuf, rbuf, tmp};
         rc = coll_exec_blocking(&s, base, comm, tag);
         sched_free(&s);
         free(tmp);
@@ -252,7 +266,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         cc->scratch = t;
         cc->scratch_len = s->tmp_bytes;
     }
-    void *base[COLL_NBUF] = {inplace ? NULL : (void *)sbuf, rbuf, cc->scratch};
+    void *base[COLL_NBUF] = {(void *)sbuf, rbuf, cc->scratch};
     rc = coll_exec_blocking(s, base, comm, tag);
     if (cc->scratch_len > SCRATCH_KEEP_MAX) {
         free(cc->scratch);

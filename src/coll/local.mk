@@ -9,4 +9,8 @@ libvcoll_int_la_SOURCES += \
 	src/coll/allreduce_recursive_doubling.c src/coll/allreduce_rabenseifner.c \
 	src/coll/allreduce_ring.c src/coll/allreduce_linear.c \
 	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c \
+	src/coll/gather_binomial.c src/coll/gather_linear.c src/coll/gatherv_linear.c \
+	src/coll/scatter_binomial.c src/coll/scatter_linear.c src/coll/scatterv_linear.c \
+	src/coll/allgatherv_ring.c src/coll/allgatherv_recursive_doubling.c \
+	src/coll/api_gather.c \
 	src/coll/shm_flags.c

@@ -232,3 +232,24 @@ int coll_pof2_floor(int n)
         p <<= 1;
     return p;
 }
+
+int coll_binomial_span(int vr, int p, int *pmask)
+{
+    int mask = 1;
+    while (mask < p && !(vr & mask))
+        mask <<= 1;
+    if (vr == 0) {
+        *pmask = 0;
+        return p;
+    }
+    *pmask = mask;
+    return mask < p - vr ? mask : p - vr;
+}
+
+size_t coll_vec_total(const size_t *counts, int n)
+{
+    size_t t = 0;
+    for (int i = 0; i < n; i++)
+        t += counts[i];
+    return t;
+}

@@ -143,6 +143,13 @@ void coll_input(const coll_args_t *a, int *buf, size_t *off);
 void coll_block(size_t count, int n, int i, size_t *first, size_t *cnt);
 /* largest power of two <= n (n >= 1) */
 int coll_pof2_floor(int n);
+/* binomial tree over relative ranks 0..p-1 (0 = root): how many
+   consecutive relative ranks vr's subtree covers (vr first); its parent is
+   vr - *pmask (the root gets span p and *pmask = 0). Child vr + k, for
+   k = 1, 2, 4... < span, covers min(k, span - k) of them. */
+int coll_binomial_span(int vr, int p, int *pmask);
+/* sum of n counts (vector forms) */
+size_t coll_vec_total(const size_t *counts, int n);
 
 /* ---- algorithms: one file each ---- */
 int coll_barrier_dissemination(const coll_args_t *a, coll_sched_t *s);
@@ -157,6 +164,14 @@ int coll_allreduce_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+int coll_gather_binomial(const coll_args_t *a, coll_sched_t *s);
+int coll_gather_linear(const coll_args_t *a, coll_sched_t *s);
+int coll_gatherv_linear(const coll_args_t *a, coll_sched_t *s);
+int coll_scatter_binomial(const coll_args_t *a, coll_sched_t *s);
+int coll_scatter_linear(const coll_args_t *a, coll_sched_t *s);
+int coll_scatterv_linear(const coll_args_t *a, coll_sched_t *s);
+int coll_allgatherv_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_allgatherv_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 
 /* ---- algorithm tables (algs.c): index = position in cfg_<coll>_algs,
    entry 0 (auto) is NULL ---- */

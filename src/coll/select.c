@@ -62,6 +62,9 @@
 /* allgather: recursive doubling / Bruck while blocks are small */
 #define ALLGATHER_RD_MAX_BLOCK  (16u * 1024u)
 #define ALLGATHER_RD_MAX_TOTAL  (256u * 1024u)
+/* gather / scatter (bytes per rank): binomial while the root's whole
+   buffer is small, linear above (see the gather notes in the header) */
+#define GATHER_BINOMIAL_MAX_TOTAL (32u * 1024u)
 
 int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
                 int noncomm)
@@ -97,6 +100,15 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
     case COLL_ALLGATHER:
         if (bytes <= ALLGATHER_RD_MAX_BLOCK &&
             bytes * (size_t)size <= ALLGATHER_RD_MAX_TOTAL)
+            return 2;                    /* recursive_doubling (Bruck) */
+        return 1;                        /* ring */
+    case COLL_GATHER:
+    case COLL_SCATTER:
+        if (size > 2 && bytes * (size_t)size <= GATHER_BINOMIAL_MAX_TOTAL)
+            return 1;                    /* binomial */
+        return 2;                        /* linear */
+    case COLL_ALLGATHERV:                /* bytes: the total over all ranks */
+        if (bytes <= ALLGATHER_RD_MAX_TOTAL && bytes / (size_t)size <= ALLGATHER_RD_MAX_BLOCK)
             return 2;                    /* recursive_doubling (Bruck) */
         return 1;                        /* ring */
     }

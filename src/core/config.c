@@ -78,6 +78,16 @@ static const cfg_entry_t table[] = {
      "force an allreduce algorithm"},
     {"VCOLL_ALLGATHER_ALG", T_ALG, F(allgather_alg), "auto", cfg_allgather_algs, 0, 0,
      "force an allgather algorithm"},
+    {"VCOLL_GATHER_ALG", T_ALG, F(gather_alg), "auto", cfg_gather_algs, 0, 0,
+     "force a gather algorithm"},
+    {"VCOLL_GATHERV_ALG", T_ALG, F(gatherv_alg), "auto", cfg_gatherv_algs, 0, 0,
+     "force a gatherv algorithm"},
+    {"VCOLL_SCATTER_ALG", T_ALG, F(scatter_alg), "auto", cfg_scatter_algs, 0, 0,
+     "force a scatter algorithm"},
+    {"VCOLL_SCATTERV_ALG", T_ALG, F(scatterv_alg), "auto", cfg_scatterv_algs, 0, 0,
+     "force a scatterv algorithm"},
+    {"VCOLL_ALLGATHERV_ALG", T_ALG, F(allgatherv_alg), "auto", cfg_allgatherv_algs, 0, 0,
+     "force an allgatherv algorithm"},
 };
 #undef F
 #define NENTRIES (sizeof table / sizeof table[0])

@@ -35,6 +35,7 @@ typedef struct vc_config {
     double ud_loss;          /* VCOLL_UD_LOSS: fault injection, drop fraction */
     /* collectives: index into the algorithm name lists (0 = auto) */
     int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
+    int gather_alg, gatherv_alg, scatter_alg, scatterv_alg, allgatherv_alg;
 } vc_config_t;
 
 /* Algorithm names, index 0 is always "auto"; NULL-terminated. */
@@ -43,6 +44,11 @@ extern const char *const cfg_bcast_algs[];
 extern const char *const cfg_reduce_algs[];
 extern const char *const cfg_allreduce_algs[];
 extern const char *const cfg_allgather_algs[];
+extern const char *const cfg_gather_algs[];
+extern const char *const cfg_gatherv_algs[];
+extern const char *const cfg_scatter_algs[];
+extern const char *const cfg_scatterv_algs[];
+extern const char *const cfg_allgatherv_algs[];
 
 /* Parse from an environment lookup function (getenv, or a test's fake).
  * On a bad value: returns VC_ERR_ARG and writes a message naming the
