@@ -3,3 +3,8 @@ check_PROGRAMS += test/unit/test_coll
 TESTS += test/unit/test_coll
 test_unit_test_coll_SOURCES = test/unit/test_coll.c test/unit/sim.c test/unit/sim.h
 test_unit_test_coll_LDADD = libvcoll_int.la $(CUNIT_LIBS) -lm
+# gather, gatherv, scatter, scatterv, allgatherv: every algorithm simulated
+check_PROGRAMS += test/unit/test_coll_gather
+TESTS += test/unit/test_coll_gather
+test_unit_test_coll_gather_SOURCES = test/unit/test_coll_gather.c test/unit/sim.c test/unit/sim.h
+test_unit_test_coll_gather_LDADD = libvcoll_int.la $(CUNIT_LIBS)
