@@ -1,0 +1,338 @@
+/*
+ * mp_coll_gather.c -- gather, gatherv, scatter, scatterv and allgatherv
+ * across processes, blocking and non-blocking (run under mpirun, any np).
+ *
+ * Each element is a function of (comm rank of its owner, index), so every
+ * rank can compute what it must receive on its own. Every call runs with
+ * every root, in place and not, with counts 0/1/odd/rendezvous-sized; the
+ * v-forms get zero blocks and reversed displacements with gaps (the gaps
+ * must come back untouched), and non-roots pass NULL count arrays as MPI
+ * allows. The same runs on a vc_comm_split sub-communicator, non-blocking
+ * calls overlap each other, and bad arguments return the documented codes
+ * with the job still working afterwards.
+ */
+#include "mp_util.h"
+
+#define GAP (-7)    /* never a value: marks slots nobody may write */
+
+static int32_t val(int owner, size_t i) { return (int32_t)(owner * 100003 + (int)i * 3 + 1); }
+
+/* blocking or non-blocking (started and waited at once) by it's parity */
+static int done(int rc, vc_request_t *rq, int nb)
+{
+    if (rc || !nb)
+        return rc;
+    return vc_wait(rq, VC_STATUS_IGNORE);
+}
+
+static void check_block(const int32_t *b, int owner, size_t n, const char *what, int root,
+                        int nb)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != val(owner, i)) {
+            FAIL("%s root %d nb %d: block of %d elem %zu = %d want %d", what, root, nb,
+                 owner, i, b[i], val(owner, i));
+            return;
+        }
+}
+
+static void check_gap(const int32_t *b, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != GAP) {
+            FAIL("%s: gap element %zu written (%d)", what, i, b[i]);
+            return;
+        }
+}
+
+static void test_gather_scatter(vc_comm_t comm, size_t count, int nb)
+{
+    int me, p;
+    vc_request_t rq;
+    vc_comm_rank(comm, &me);
+    vc_comm_size(comm, &p);
+    size_t all = count * (size_t)p;
+    int32_t *s = malloc((count + 1) * sizeof *s), *r = malloc((all + 1) * sizeof *r);
+    for (int root = 0; root < p; root++) {
+        for (int ip = 0; ip < 2; ip++) {
+            /* gather */
+            for (size_t i = 0; i < count; i++)
+                s[i] = val(me, i);
+            for (size_t i = 0; i < all; i++)
+                r[i] = me == root && ip && i / count == (size_t)me ? val(me, i % count) : GAP;
+            const void *sb = me == root && ip ? VC_IN_PLACE : s;
+            OK(done(nb ? vc_igather(sb, me == root ? r : NULL, count, VC_INT32, root, comm, &rq)
+                       : vc_gather(sb, me == root ? r : NULL, count, VC_INT32, root, comm),
+                    &rq, nb));
+            for (int q = 0; q < p && me == root; q++)
+                check_block(r + (size_t)q * count, q, count, ip ? "gather in place" : "gather",
+                            root, nb);
+            /* scatter: the root's blocks are what each rank must get */
+            for (size_t i = 0; i < all; i++)
+                r[i] = val((int)(i / count), i % count);
+            for (size_t i = 0; i < count; i++)
+                s[i] = GAP;
+            void *rb = me == root && ip ? VC_IN_PLACE : s;
+            OK(done(nb ? vc_iscatter(me == root ? r : NULL, rb, count, VC_INT32, root, comm, &rq)
+                       : vc_scatter(me == root ? r : NULL, rb, count, VC_INT32, root, comm),
+                    &rq, nb));
+            if (!(me == root && ip))
+                check_block(s, me, count, "scatter", root, nb);
+            if (me == root)   /* the send buffer is read only */
+                for (int q = 0; q < p; q++)
+                    check_block(r + (size_t)q * count, q, count, "scatter sbuf", root, nb);
+        }
+    }
+    free(s);
+    free(r);
+}
+
+/* counts with zeros (big: one rendezvous-sized block), reversed displs with
+   gaps; returns the extent */
+static size_t layout(int p, int shape, size_t *cnt, size_t *dsp)
+{
+    size_t off = 1;
+    for (int j = 0; j < p; j++)
+        cnt[j] = shape == 0 ? 0 : shape == 1 ? (size_t)((j * 5 + 1) % 4)
+                                             : (j == p / 2 ? 30000 : (size_t)(j % 3));
+    for (int j = p - 1; j >= 0; j--) {
+        dsp[j] = off;
+        off += cnt[j] + (size_t)(j % 2);
+    }
+    return off + 1;
+}
+
+/* expected content of a big v-buffer: blocks at their displacements, GAP elsewhere */
+static void check_vbuf(const int32_t *b, int p, const size_t *cnt, const size_t *dsp,
+                       size_t ext, const char *what, int root, int nb)
+{
+    int32_t *want = malloc(ext * sizeof *want);
+    for (size_t i = 0; i < ext; i++)
+        want[i] = GAP;
+    for (int q = 0; q < p; q++)
+        for (size_t i = 0; i < cnt[q]; i++)
+            want[dsp[q] + i] = val(q, i);
+    for (size_t i = 0; i < ext; i++)
+        if (b[i] != want[i]) {
+            FAIL("%s root %d nb %d: element %zu = %d want %d", what, root, nb, i, b[i], want[i]);
+            break;
+        }
+    free(want);
+}
+
+static void test_v(vc_comm_t comm, int shape, int nb)
+{
+    int me, p;
+    vc_request_t rq;
+    vc_comm_rank(comm, &me);
+    vc_comm_size(comm, &p);
+    size_t *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+    size_t ext = layout(p, shape, cnt, dsp), mine = cnt[me];
+    int32_t *big = malloc(ext * sizeof *big), *s = malloc((mine + 1) * sizeof *s);
+
+    for (int root = 0; root < p; root++)
+        for (int ip = 0; ip < 2; ip++) {
+            int rip = ip && me == root;
+            /* gatherv: non-roots pass no arrays */
+            for (size_t i = 0; i < mine; i++)
+                s[i] = val(me, i);
+            for (size_t i = 0; i < ext; i++)
+                big[i] = GAP;
+            if (rip)
+                memcpy(big + dsp[me], s, mine * sizeof *s);
+            const size_t *rc = me == root ? cnt : NULL, *rd = me == root ? dsp : NULL;
+            const void *sb = rip ? VC_IN_PLACE : s;
+            OK(done(nb ? vc_igatherv(sb, mine, me == root ? big : NULL, rc, rd, VC_INT32, root,
+                                     comm, &rq)
+                       : vc_gatherv(sb, mine, me == root ? big : NULL, rc, rd, VC_INT32, root,
+                                    comm), &rq, nb));
+            if (me == root)
+                check_vbuf(big, p, cnt, dsp, ext, "gatherv", root, nb);
+            /* scatterv from the buffer just gathered (gaps stay GAP) */
+            for (size_t i = 0; i < mine; i++)
+                s[i] = GAP;
+            if (me != root)
+                for (size_t i = 0; i < ext; i++)
+                    big[i] = GAP;
+            void *rb = rip ? VC_IN_PLACE : s;
+            OK(done(nb ? vc_iscatterv(me == root ? big : NULL, rc, rd, rb, mine, VC_INT32, root,
+                                      comm, &rq)
+                       : vc_scatterv(me == root ? big : NULL, rc, rd, rb, mine, VC_INT32, root,
+                                     comm), &rq, nb));
+            if (!rip)
+                check_block(s, me, mine, "scatterv", root, nb);
+            if (me == root)
+                check_vbuf(big, p, cnt, dsp, ext, "scatterv sbuf", root, nb);
+            else
+                check_gap(big, ext, "scatterv non-root sbuf");
+        }
+    /* allgatherv, in place and not */
+    for (int ip = 0; ip < 2; ip++) {
+        for (size_t i = 0; i < mine; i++)
+            s[i] = val(me, i);
+        for (size_t i = 0; i < ext; i++)
+            big[i] = GAP;
+        if (ip)
+            memcpy(big + dsp[me], s, mine * sizeof *s);
+        OK(done(nb ? vc_iallgatherv(ip ? VC_IN_PLACE : s, mine, big, cnt, dsp, VC_INT32, comm,
+                                    &rq)
+                   : vc_allgatherv(ip ? VC_IN_PLACE : s, mine, big, cnt, dsp, VC_INT32, comm),
+                &rq, nb));
+        check_vbuf(big, p, cnt, dsp, ext, ip ? "allgatherv in place" : "allgatherv", -1, nb);
+    }
+    free(cnt);
+    free(dsp);
+    free(big);
+    free(s);
+}
+
+static void test_comm(vc_comm_t comm)
+{
+    size_t counts[] = {0, 1, 7, 1001, 20000};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+        test_gather_scatter(comm, counts[c], (int)c % 2);
+    for (int shape = 0; shape < 3; shape++)
+        for (int nb = 0; nb < 2; nb++)
+            test_v(comm, shape, nb);
+}
+
+/* three non-blocking calls in flight at once, completed in reverse order */
+static void test_overlap(void)
+{
+    int p = mp_size, me = mp_rank;
+    size_t n = 333;
+    int32_t *s = malloc(n * sizeof *s), *g = malloc(n * (size_t)p * sizeof *g);
+    int32_t *sc = malloc(n * (size_t)p * sizeof *sc), *sr = malloc(n * sizeof *sr);
+    int32_t *ag = malloc(n * (size_t)p * sizeof *ag);
+    size_t *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+    vc_request_t rq[3];
+    for (size_t i = 0; i < n; i++)
+        s[i] = val(me, i);
+    for (size_t i = 0; i < n * (size_t)p; i++)
+        sc[i] = val((int)(i / n), i % n);
+    for (int q = 0; q < p; q++) {
+        cnt[q] = n;
+        dsp[q] = (size_t)(p - 1 - q) * n;
+    }
+    OK(vc_igather(s, g, n, VC_INT32, p - 1, VC_COMM_WORLD, &rq[0]));
+    OK(vc_iscatter(sc, sr, n, VC_INT32, 0, VC_COMM_WORLD, &rq[1]));
+    OK(vc_iallgatherv(s, n, ag, cnt, dsp, VC_INT32, VC_COMM_WORLD, &rq[2]));
+    for (int k = 2; k >= 0; k--)
+        OK(vc_wait(&rq[k], VC_STATUS_IGNORE));
+    for (int q = 0; q < p; q++) {
+        if (me == p - 1)
+            check_block(g + (size_t)q * n, q, n, "overlapped igather", p - 1, 1);
+        check_block(ag + dsp[q], q, n, "overlapped iallgatherv", -1, 1);
+    }
+    check_block(sr, me, n, "overlapped iscatter", 0, 1);
+    free(s); free(g); free(sc); free(sr); free(ag); free(cnt); free(dsp);
+}
+
+/* Bad arguments every caller sees the same way (so nobody is left waiting),
+   and root-only checks on a one-rank communicator, where I am the root. */
+static void test_errors(void)
+{
+    int32_t s[8] = {0}, r[8 * 64];
+    size_t cnt[64], dsp[64];
+    vc_request_t rq;
+    int p = mp_size, me = mp_rank;
+    for (int q = 0; q < p; q++) {
+        cnt[q] = 1;
+        dsp[q] = (size_t)q;
+    }
+    EXPECT_RC(vc_gather(s, r, 1, VC_INT32, p, VC_COMM_WORLD), VC_ERR_RANK);
+    EXPECT_RC(vc_scatter(s, r, 1, VC_INT32, -1, VC_COMM_WORLD), VC_ERR_RANK);
+    EXPECT_RC(vc_gatherv(s, 1, r, cnt, dsp, VC_INT32, p + 2, VC_COMM_WORLD), VC_ERR_RANK);
+    EXPECT_RC(vc_iscatterv(s, cnt, dsp, r, 1, VC_INT32, -3, VC_COMM_WORLD, &rq), VC_ERR_RANK);
+    EXPECT_RC(vc_gather(s, r, SIZE_MAX / 2, VC_INT32, 0, VC_COMM_WORLD), VC_ERR_COUNT);
+    EXPECT_RC(vc_scatter(s, r, 1, (vc_dtype_t)99, 0, VC_COMM_WORLD), VC_ERR_DTYPE);
+    EXPECT_RC(vc_gather(NULL, r, 2, VC_INT32, 0, VC_COMM_WORLD), VC_ERR_BUFFER);
+    EXPECT_RC(vc_gather(s, r, 1, VC_INT32, 0, VC_COMM_NULL), VC_ERR_COMM);
+    EXPECT_RC(vc_allgatherv(s, 1, r, cnt, dsp, VC_INT32, VC_COMM_NULL), VC_ERR_COMM);
+    EXPECT_RC(vc_igather(s, r, 1, VC_INT32, 0, VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    EXPECT_RC(vc_igatherv(s, 1, r, cnt, dsp, VC_INT32, 0, VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    EXPECT_RC(vc_iscatter(s, r, 1, VC_INT32, 0, VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    EXPECT_RC(vc_iscatterv(s, cnt, dsp, r, 1, VC_INT32, 0, VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    EXPECT_RC(vc_iallgatherv(s, 1, r, cnt, dsp, VC_INT32, VC_COMM_WORLD, NULL), VC_ERR_ARG);
+    /* allgatherv: every rank has the arrays, so every rank sees these */
+    EXPECT_RC(vc_allgatherv(s, 1, r, NULL, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_ARG);
+    EXPECT_RC(vc_allgatherv(s, 1, r, cnt, NULL, VC_INT32, VC_COMM_WORLD), VC_ERR_ARG);
+    EXPECT_RC(vc_allgatherv(s, 1, VC_IN_PLACE, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_BUFFER);
+    EXPECT_RC(vc_allgatherv(s, 1, NULL, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_BUFFER);
+    EXPECT_RC(vc_allgatherv(NULL, 1, r, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_BUFFER);
+    EXPECT_RC(vc_allgatherv(s, 2, r, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_TRUNCATE);
+    if (p > 1) {   /* two blocks on the same slot */
+        dsp[p - 1] = 0;
+        EXPECT_RC(vc_allgatherv(s, 1, r, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_ARG);
+        dsp[p - 1] = (size_t)p - 1;
+    }
+    cnt[0] = SIZE_MAX / 2;
+    EXPECT_RC(vc_allgatherv(s, 1, r, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_COUNT);
+    cnt[0] = 1;
+    dsp[0] = SIZE_MAX;
+    EXPECT_RC(vc_allgatherv(s, 1, r, cnt, dsp, VC_INT32, VC_COMM_WORLD), VC_ERR_COUNT);
+    dsp[0] = 0;
+    /* VC_IN_PLACE where MPI does not allow it: non-roots only (the root
+       does not call, so nobody waits) */
+    if (me != 0) {
+        EXPECT_RC(vc_gather(VC_IN_PLACE, r, 1, VC_INT32, 0, VC_COMM_WORLD), VC_ERR_BUFFER);
+        EXPECT_RC(vc_gatherv(VC_IN_PLACE, 1, r, NULL, NULL, VC_INT32, 0, VC_COMM_WORLD),
+                  VC_ERR_BUFFER);
+        EXPECT_RC(vc_scatter(s, VC_IN_PLACE, 1, VC_INT32, 0, VC_COMM_WORLD), VC_ERR_BUFFER);
+        EXPECT_RC(vc_scatterv(s, NULL, NULL, VC_IN_PLACE, 1, VC_INT32, 0, VC_COMM_WORLD),
+                  VC_ERR_BUFFER);
+        EXPECT_RC(vc_scatterv(s, NULL, NULL, NULL, 1, VC_INT32, 0, VC_COMM_WORLD),
+                  VC_ERR_BUFFER);
+    }
+    /* root-only checks on a one-rank communicator */
+    vc_comm_t self;
+    OK(vc_comm_split(VC_COMM_WORLD, me, 0, &self));
+    size_t one = 1, zero = 0;
+    EXPECT_RC(vc_gatherv(s, 1, r, NULL, &zero, VC_INT32, 0, self), VC_ERR_ARG);
+    EXPECT_RC(vc_gatherv(s, 1, r, &one, NULL, VC_INT32, 0, self), VC_ERR_ARG);
+    EXPECT_RC(vc_scatterv(s, NULL, &zero, r, 1, VC_INT32, 0, self), VC_ERR_ARG);
+    EXPECT_RC(vc_scatterv(s, &one, NULL, r, 1, VC_INT32, 0, self), VC_ERR_ARG);
+    EXPECT_RC(vc_gather(s, VC_IN_PLACE, 1, VC_INT32, 0, self), VC_ERR_BUFFER);
+    EXPECT_RC(vc_gather(s, NULL, 1, VC_INT32, 0, self), VC_ERR_BUFFER);
+    EXPECT_RC(vc_scatter(VC_IN_PLACE, r, 1, VC_INT32, 0, self), VC_ERR_BUFFER);
+    EXPECT_RC(vc_scatter(NULL, r, 1, VC_INT32, 0, self), VC_ERR_BUFFER);
+    EXPECT_RC(vc_gatherv(s, 2, r, &one, &zero, VC_INT32, 0, self), VC_ERR_TRUNCATE);
+    EXPECT_RC(vc_scatterv(s, &one, &zero, r, 0, VC_INT32, 0, self), VC_ERR_TRUNCATE);
+    size_t huge = SIZE_MAX / 2;
+    EXPECT_RC(vc_gatherv(s, 1, r, &huge, &zero, VC_INT32, 0, self), VC_ERR_COUNT);
+    EXPECT_RC(vc_scatterv(s, &huge, &zero, r, 1, VC_INT32, 0, self), VC_ERR_COUNT);
+    EXPECT_RC(vc_gatherv(s, 1, NULL, &one, &zero, VC_INT32, 0, self), VC_ERR_BUFFER);
+    /* allowed on one rank: in place, and a gather into my own slot */
+    r[0] = 42;
+    OK(vc_gatherv(VC_IN_PLACE, 0, r, &one, &zero, VC_INT32, 0, self));
+    OK(vc_scatter(r, VC_IN_PLACE, 1, VC_INT32, 0, self));
+    if (r[0] != 42)
+        FAIL("in-place gatherv/scatter on one rank changed the data: %d", r[0]);
+    OK(vc_comm_free(&self));
+    /* still working: an empty block may share a displacement with another */
+    int32_t x = val(me, 0);
+    cnt[p - 1] = p > 1 ? 0 : 1;
+    dsp[p - 1] = 0;
+    OK(vc_allgatherv(&x, cnt[me], r, cnt, dsp, VC_INT32, VC_COMM_WORLD));
+    for (int q = 0; q < p; q++)
+        if (cnt[q] && r[q] != val(q, 0))
+            FAIL("allgatherv after errors: slot %d = %d", q, r[q]);
+}
+
+int main(int argc, char **argv)
+{
+    mp_init(&argc, &argv);
+    test_comm(VC_COMM_WORLD);
+    test_overlap();
+    /* a sub-communicator: halves by parity, reversed order */
+    vc_comm_t half;
+    OK(vc_comm_split(VC_COMM_WORLD, mp_rank % 2, mp_size - mp_rank, &half));
+    test_comm(half);
+    OK(vc_comm_free(&half));
+    test_errors();
+    /* everyone agrees on the outcome */
+    int32_t f = mp_fails, tf = 0;
+    if (vc_allreduce(&f, &tf, 1, VC_INT32, VC_SUM, VC_COMM_WORLD) != VC_SUCCESS || (tf && !f))
+        FAIL("another rank failed");
+    return mp_finish("mp_coll_gather");
+}
