@@ -33,6 +33,18 @@
  *     np=6  dissemination 21 vs linear 27; rec.doubling 21-54 vs linear 13-38
  *     np=3/4 about even, so linear starts at 5 ranks.
  *
+ *   gather (vcoll_osu_gather, 1000 iterations, us; np=4 is oversubscribed
+ *   and the box was busy with other builds, so runs differed by 10x):
+ *     np=3  8B: binomial 2.7, linear 3.2;  4K: 9.8 vs 11.2;  64K: 77 vs 78
+ *     np=4  64K..1M: linear 99-2481 vs binomial 658-5111 (forwarding
+ *           through inner ranks doubles the bytes moved at that size)
+ *   Small sizes did not separate the two beyond noise, so the choice
+ *   follows the cost model: binomial's log2(p) rounds win while the root's
+ *   whole buffer is small (latency-bound); above, every block crossing
+ *   one link once (linear) wins. np=2 is one message either way. scatter
+ *   mirrors gather; gatherv/scatterv have one algorithm (only the root
+ *   knows the counts). allgatherv uses allgather's limits on the total.
+ *
  * Beyond 8 ranks nothing could be measured here; those rows follow the
  * usual MPICH-style crossovers (marked "unmeasured").
  */
