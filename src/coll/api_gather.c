@@ -115,113 +115,71 @@ static int run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf, size_t co
     return coll_run_v(kind, comm, sbuf, rbuf, count, dt, VC_SUM, root, v, nb ? req : NULL);
 }
 
-/* ---- gather / scatter ---- */
+/* Gather and scatter are one check with the buffers' roles swapped: `one`
+   is this rank's block (gather: sbuf, in place at the root; scatter: rbuf,
+   in place at the root) and `all` the root's p blocks. */
+static int rooted_run(int kind, const void *one, void *all, size_t count, vc_dtype_t dt,
+                      int root, vc_comm_t comm, const coll_vec_t *v, int nb,
+                      vc_request_t *req)
+{
+    int gather = kind == COLL_GATHER || kind == COLL_GATHERV;
+    return gather ? run(kind, comm, one, all, count, dt, root, v, nb, req)
+                  : run(kind, comm, all, (void *)one, count, dt, root, v, nb, req);
+}
 
-static int gather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt, int root,
-                  vc_comm_t comm, int nb, vc_request_t *req)
+static int gather_scatter(int kind, const void *one, void *all, size_t count,
+                          vc_dtype_t dt, int root, vc_comm_t comm, int nb,
+                          vc_request_t *req)
 {
     size_t bytes;
     int rc = check_rooted(comm, root, dt, count, &bytes);
     if (rc)
         return rc;
     if (comm->rank != root) {
-        if ((rc = check_own_block(sbuf, count)))
+        if ((rc = check_own_block(one, count)))
             return rc;
-        return run(COLL_GATHER, comm, sbuf, NULL, count, dt, root, NULL, nb, req);
+        return rooted_run(kind, one, NULL, count, dt, root, comm, NULL, nb, req);
     }
     if ((rc = check_total(dt, count, comm->size)) ||
-        (rc = check_root_buf(rbuf, count)) ||
-        (sbuf != VC_IN_PLACE && (rc = coll_check_buf(sbuf, count))))
+        (rc = check_root_buf(all, count)) ||
+        (one != VC_IN_PLACE && (rc = coll_check_buf(one, count))))
         return rc;
-    if (count && sbuf == (const char *)rbuf + (size_t)root * bytes)
-        sbuf = VC_IN_PLACE;
-    return run(COLL_GATHER, comm, sbuf, rbuf, count, dt, root, NULL, nb, req);
+    if (count && one == (const char *)all + (size_t)root * bytes)
+        one = VC_IN_PLACE;
+    return rooted_run(kind, one, all, count, dt, root, comm, NULL, nb, req);
 }
 
-static int scatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt, int root,
-                   vc_comm_t comm, int nb, vc_request_t *req)
+/* gatherv and scatterv likewise; counts and displacements only at the root.
+   A block larger than its slot on the other side is VC_ERR_TRUNCATE. */
+static int gatherv_scatterv(int kind, const void *one, size_t count, void *all,
+                            const size_t *counts, const size_t *displs, vc_dtype_t dt,
+                            int root, vc_comm_t comm, int nb, vc_request_t *req)
 {
-    size_t bytes;
+    size_t bytes, ext;
     int rc = check_rooted(comm, root, dt, count, &bytes);
     if (rc)
         return rc;
     if (comm->rank != root) {
-        if ((rc = check_own_block(rbuf, count)))
+        if ((rc = check_own_block(one, count)))
             return rc;
-        return run(COLL_SCATTER, comm, NULL, rbuf, count, dt, root, NULL, nb, req);
+        return rooted_run(kind, one, NULL, count, dt, root, comm, &(coll_vec_t){0}, nb, req);
     }
-    if ((rc = check_total(dt, count, comm->size)) ||
-        (rc = check_root_buf(sbuf, count)) ||
-        (rbuf != VC_IN_PLACE && (rc = coll_check_buf(rbuf, count))))
-        return rc;
-    if (count && rbuf == (const char *)sbuf + (size_t)root * bytes)
-        rbuf = VC_IN_PLACE;
-    return run(COLL_SCATTER, comm, sbuf, rbuf, count, dt, root, NULL, nb, req);
-}
-
-/* ---- gatherv / scatterv: counts and displacements only at the root ---- */
-
-static int gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
-                   const size_t *displs, vc_dtype_t dt, int root, vc_comm_t comm,
-                   int nb, vc_request_t *req)
-{
-    size_t bytes, ext;
-    int rc = check_rooted(comm, root, dt, scount, &bytes);
-    if (rc)
-        return rc;
-    if (comm->rank != root) {
-        if ((rc = check_own_block(sbuf, scount)))
-            return rc;
-        return run(COLL_GATHERV, comm, sbuf, NULL, scount, dt, root, &(coll_vec_t){0},
-                   nb, req);
-    }
-    if (!rcounts || !displs)
+    if (!counts || !displs)
         return VC_ERR_ARG;
-    if ((rc = check_vec(dt, rcounts, displs, comm->size, &ext)) ||
-        (rc = check_root_buf(rbuf, ext)) ||
-        (rc = check_overlap(rcounts, displs, comm->size)))
+    if ((rc = check_vec(dt, counts, displs, comm->size, &ext)) ||
+        (rc = check_root_buf(all, ext)) ||
+        (kind == COLL_GATHERV && (rc = check_overlap(counts, displs, comm->size))))
         return rc;
-    if (sbuf != VC_IN_PLACE) {
-        if ((rc = coll_check_buf(sbuf, scount)))
+    if (one != VC_IN_PLACE) {
+        if ((rc = coll_check_buf(one, count)))
             return rc;
-        if (scount > rcounts[root])
+        if (kind == COLL_GATHERV ? count > counts[root] : count < counts[root])
             return VC_ERR_TRUNCATE;
-        if (scount && sbuf == (const char *)rbuf + displs[root] * dtype_size(dt))
-            sbuf = VC_IN_PLACE;
+        if (count && one == (const char *)all + displs[root] * dtype_size(dt))
+            one = VC_IN_PLACE;
     }
-    coll_vec_t v = {.counts = rcounts, .displs = displs};
-    return run(COLL_GATHERV, comm, sbuf, rbuf, scount, dt, root, &v, nb, req);
-}
-
-static int scatterv(const void *sbuf, const size_t *scounts, const size_t *displs,
-                    void *rbuf, size_t rcount, vc_dtype_t dt, int root, vc_comm_t comm,
-                    int nb, vc_request_t *req)
-{
-    size_t bytes, ext;
-    int rc = check_rooted(comm, root, dt, rcount, &bytes);
-    if (rc)
-        return rc;
-    if (comm->rank != root) {
-        if ((rc = check_own_block(rbuf, rcount)))
-            return rc;
-        return run(COLL_SCATTERV, comm, NULL, rbuf, rcount, dt, root, &(coll_vec_t){0},
-                   nb, req);
-    }
-    if (!scounts || !displs)
-        return VC_ERR_ARG;
-    if ((rc = check_vec(dt, scounts, displs, comm->size, &ext)) ||
-        (rc = check_root_buf(sbuf, ext)))
-        return rc;
-    if (rbuf != VC_IN_PLACE) {
-        if ((rc = coll_check_buf(rbuf, rcount)))
-            return rc;
-        if (scounts[root] > rcount)
-            return VC_ERR_TRUNCATE;
-        if (rcount && rbuf == (const char *)sbuf + displs[root] * dtype_size(dt))
-            rbuf = VC_IN_PLACE;
-    }
-    coll_vec_t v = {.counts = scounts, .displs = displs};
-    return run(COLL_SCATTERV, comm, sbuf, rbuf, rcount, dt, root, &v, nb, req);
+    coll_vec_t v = {.counts = counts, .displs = displs};
+    return rooted_run(kind, one, all, count, dt, root, comm, &v, nb, req);
 }
 
 /* ---- allgatherv: every rank has the counts ---- */
@@ -259,51 +217,57 @@ static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t 
 int vc_gather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
               vc_comm_t comm)
 {
-    return gather(sbuf, rbuf, count, dtype, root, comm, 0, NULL);
+    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, 0, NULL);
 }
 
 int vc_igather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                vc_comm_t comm, vc_request_t *req)
 {
-    return gather(sbuf, rbuf, count, dtype, root, comm, 1, req);
+    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, 1, req);
 }
 
 int vc_gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
                const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm)
 {
-    return gatherv(sbuf, scount, rbuf, rcounts, displs, dtype, root, comm, 0, NULL);
+    return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
+                            comm, 0, NULL);
 }
 
 int vc_igatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
                 const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm,
                 vc_request_t *req)
 {
-    return gatherv(sbuf, scount, rbuf, rcounts, displs, dtype, root, comm, 1, req);
+    return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
+                            comm, 1, req);
 }
 
 int vc_scatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                vc_comm_t comm)
 {
-    return scatter(sbuf, rbuf, count, dtype, root, comm, 0, NULL);
+    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, 0,
+                          NULL);
 }
 
 int vc_iscatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                 vc_comm_t comm, vc_request_t *req)
 {
-    return scatter(sbuf, rbuf, count, dtype, root, comm, 1, req);
+    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, 1,
+                          req);
 }
 
 int vc_scatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
                 void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm)
 {
-    return scatterv(sbuf, scounts, displs, rbuf, rcount, dtype, root, comm, 0, NULL);
+    return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
+                            root, comm, 0, NULL);
 }
 
 int vc_iscatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
                  void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm,
                  vc_request_t *req)
 {
-    return scatterv(sbuf, scounts, displs, rbuf, rcount, dtype, root, comm, 1, req);
+    return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
+                            root, comm, 1, req);
 }
 
 int vc_allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
