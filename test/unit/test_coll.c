@@ -523,7 +523,14 @@ static void test_sched_deterministic(void)
             for (int p = 1; p <= 17; p += 4) {
                 coll_args_t a;
                 coll_sched_t s1, s2;
+                size_t vc[MAXP], vd[MAXP];   /* vector kinds: 1234 per rank, packed */
                 coll_args_set(&a, kind, p - 1, p, 0, 1234, VC_INT16, VC_MAX, 0);
+                for (int i = 0; i < p; i++) {
+                    vc[i] = 1234;
+                    vd[i] = (size_t)i * 1234;
+                }
+                if (coll_kind_vector(kind))
+                    coll_args_vec(&a, kind, vc, vd, vc, vd);
                 sched_init(&s1, &a);
                 sched_init(&s2, &a);
                 CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s1), VC_SUCCESS);
