@@ -143,6 +143,15 @@ static void exec_release(struct vc_request *r)
     r->coll = NULL;
 }
 
+/* the progress engine asks a waiting collective whom it waits on */
+static void exec_watch(struct vc_request *r)
+{
+    coll_exec_t *x = r->coll;
+    for (int i = 0; x && i < x->nreq; i++)
+        if (!x->req[i]->done)
+            vc_peer_probe(x->req[i]->world_peer);
+}
+
 static int exec_advance(struct vc_request *r)
 {
     coll_exec_t *x = r->coll;
@@ -152,7 +161,7 @@ static int exec_advance(struct vc_request *r)
     for (;;) {
         if (x->nreq) {
             for (int i = 0; i < x->nreq; i++)
-                if (!x->req[i]->done)
+                if (!x->req[i]->done && !p2p_fail_if_dead(x->req[i]))
                     goto out;
             int e = reap(x->req, x->nreq);
             x->nreq = 0;
@@ -221,6 +230,7 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
     r->status.tag = VC_ANY_TAG;
     r->coll = x;
     r->advance = exec_advance;
+    r->watch = exec_watch;
     r->release = exec_release;
     /* start the first round now so the peers can make progress even if
        this rank does not call into the library for a while */

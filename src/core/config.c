@@ -44,6 +44,8 @@ static const cfg_entry_t table[] = {
      "empty progress polls before a waiting call yields the core; -1 = 2000, or 16 when ranks outnumber cores"},
     {"VCOLL_PEER_CHECK", T_DOUBLE, F(peer_check), "0.2", NULL, 0, 0,
      "seconds between liveness checks of peers while a call waits"},
+    {"VCOLL_PEER_TIMEOUT", T_DOUBLE, F(peer_timeout), "5", NULL, 0, 0,
+     "seconds a remote peer a call waits on may leave heartbeats unanswered before it is declared dead; 0 = no detector"},
     {"VCOLL_HCA", T_STRING, F(hca), "", NULL, 0, 0,
      "dev[:port][,dev[:port]...] to use (list indexed by local rank); empty = nearest by hwloc"},
     {"VCOLL_GID_INDEX", T_INT, F(gid_index), "-1", NULL, -1, 65535,

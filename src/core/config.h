@@ -20,6 +20,7 @@ typedef struct vc_config {
     int shm_cells;           /* VCOLL_SHM_CELLS: cells per sender->receiver ring */
     int spin;                /* VCOLL_SPIN: empty polls before yielding */
     double peer_check;       /* VCOLL_PEER_CHECK: seconds between liveness checks */
+    double peer_timeout;     /* VCOLL_PEER_TIMEOUT: remote peer silent this long = dead */
     /* verbs */
     char hca[256];           /* VCOLL_HCA: "" = choose with hwloc */
     int gid_index;           /* VCOLL_GID_INDEX: -1 = choose */

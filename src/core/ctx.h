@@ -30,7 +30,11 @@ struct vc_ctx {
     req_pool_t reqs;         /* every request object (request.c) */
     uint32_t next_ctx;       /* next free communicator context id (even) */
     ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
-    int dead_peer;           /* world rank found dead, or -1 */
+    net_hb_t *hb;            /* liveness detector for remote peers, or NULL */
+    uint8_t *dead;           /* [size]: world rank found dead (failures are
+                                scoped: only what involves it fails) */
+    int ndead;
+    int dead_peer;           /* first world rank found dead, or -1 */
     char dead_why[160];
 };
 

@@ -60,6 +60,8 @@ static int resolve_spin(const struct vc_ctx *c)
 
 static void teardown(struct vc_ctx *c)
 {
+    net_hb_close(c->hb);     /* first: its thread must not outlive the device */
+    c->hb = NULL;
     net_t **nets[] = {&c->rc, &c->ud, &c->shm, &c->self};
     for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
         if (*nets[i]) {
@@ -70,6 +72,8 @@ static void teardown(struct vc_ctx *c)
     req_pool_fini();
     free(c->net_of);
     c->net_of = NULL;
+    free(c->dead);
+    c->dead = NULL;
     boot_info_free(&c->boot);
 }
 
@@ -125,6 +129,13 @@ static int open_transports(struct vc_ctx *c)
         return rc;
     if (remote == &c->ud && (rc = net_ud_open(c, &up, &c->ud)))
         return rc;
+    /* verbs peers get a liveness detector: no launcher tells us when a
+       rank on another node dies, and UD must tell a busy peer (its detector
+       answers) from a stopped one. A rank that cannot start one still
+       runs; it only loses the bounded detection of silent deaths. */
+    if (remote && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
+        LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
+                 "only by a failed transfer");
 
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(1)))
@@ -189,7 +200,8 @@ int vc_init(int *argc, char ***argv)
     c->rank = c->boot.rank;
     c->size = c->boot.size;
     c->net_of = calloc((size_t)c->size, sizeof *c->net_of);
-    if (!c->net_of || (rc = p2p_init())) {
+    c->dead = calloc((size_t)c->size, 1);
+    if (!c->net_of || !c->dead || (rc = p2p_init())) {
         teardown(c);
         boot_finalize();
         return rc ? rc : VC_ERR_NOMEM;

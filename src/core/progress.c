@@ -9,6 +9,7 @@
  * so a killed peer turns into VC_ERR_PEER_FAILED instead of a hang.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 #include "vcoll.h"
 #include "ctx.h"
@@ -70,52 +71,96 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Is the peer this request depends on gone? (ANY_SOURCE: any peer) */
-static int peer_dead(const struct vc_request *r)
+/* Probe the same-node peers by pid (cheap; ANY_SOURCE receives and
+   collectives could be waiting on any of them). */
+static void probe_local_peers(void)
 {
     struct vc_ctx *c = &vc_ctx;
-    if (c->dead_peer >= 0)
-        return 1;
-    if (r->kind == REQ_COLL || r->world_peer < 0) {
-        /* only transports that can probe cheaply (shm) are asked */
-        for (int i = 0; i < c->boot.local_size; i++) {
-            int p = c->boot.local_peers[i];
-            net_t *n = c->net_of[p];
-            if (p != c->rank && n->ops->check_peer && n->ops->check_peer(n, p)) {
-                p2p_on_peer_failed(NULL, p, "process is gone (killed or exited without vc_finalize)");
-                return 1;
-            }
-        }
-        return 0;
+    for (int i = 0; i < c->boot.local_size; i++) {
+        int p = c->boot.local_peers[i];
+        net_t *n = c->net_of[p];
+        if (p != c->rank && !c->dead[p] && n->ops->check_peer && n->ops->check_peer(n, p))
+            p2p_on_peer_failed(NULL, p, "process is gone (killed or exited without vc_finalize)");
     }
-    net_t *n = c->net_of[r->world_peer];
-    if (n->ops->check_peer && n->ops->check_peer(n, r->world_peer)) {
-        p2p_on_peer_failed(NULL, r->world_peer, "process is gone (killed or exited without vc_finalize)");
+}
+
+int vc_peer_probe(int w)
+{
+    struct vc_ctx *c = &vc_ctx;
+    if (w < 0 || w >= c->size || w == c->rank)
+        return 0;
+    if (c->dead[w])
         return 1;
+    net_t *n = c->net_of[w];
+    if (n->ops->check_peer && n->ops->check_peer(n, w)) {
+        p2p_on_peer_failed(NULL, w, "process is gone (killed or exited without vc_finalize)");
+        return 1;
+    }
+    if (c->hb && c->boot.node_of[w] != c->boot.node_id) {
+        /* another node: only its heartbeats can tell */
+        net_hb_watch(c->hb, w);
+        if (net_hb_dead(c->hb, w)) {
+            char why[160];
+            snprintf(why, sizeof why, "answered no heartbeat for %.1f s (killed, stopped "
+                     "or unreachable; VCOLL_PEER_TIMEOUT)", net_hb_timeout(c->hb));
+            p2p_on_peer_failed(NULL, w, why);
+            return 1;
+        }
     }
     return 0;
 }
 
-/* Back off once, and every VCOLL_PEER_CHECK seconds (looked at only after
- * the spin phase) probe the peers r depends on. 1 = one of them is dead. */
-static int idle_step(unsigned *idle, double *next_check, const struct vc_request *r)
+/* Communicators up to this size have every member watched while a
+ * collective or a wildcard receive on them waits: a rank stuck in a
+ * barrier behind a live rank that is itself stuck behind the dead one must
+ * find out too, and nothing else would tell it. Larger ones watch only the
+ * peers of their own unfinished messages (a ping storm of p^2 heartbeats
+ * per second would cost more than it saves). */
+#define WATCH_ALL_MAX 256
+
+/* Probe what r waits on: its peer; for a collective (or a message of one:
+   odd contexts are collective traffic) or a wildcard receive, the members
+   of its communicator; plus this node's peers by pid. */
+static void probe_for(struct vc_request *r)
+{
+    int group = r->kind == REQ_COLL || r->world_peer < 0 || (r->ctx & 1);
+    if (group)
+        probe_local_peers();
+    if (group && r->comm && r->comm->size <= WATCH_ALL_MAX) {
+        for (int i = 0; i < r->comm->size; i++)
+            vc_peer_probe(comm_world_rank(r->comm, i));
+    } else if (r->kind == REQ_COLL) {
+        if (r->watch)
+            r->watch(r);
+    } else if (r->world_peer >= 0) {
+        vc_peer_probe(r->world_peer);
+    }
+}
+
+/* Back off once; fail r if a peer it involves is known dead; and every
+ * VCOLL_PEER_CHECK seconds (looked at only after the spin phase) probe
+ * the peers r depends on. Failures are scoped: a dead peer fails only
+ * the requests that involve it (p2p_fail_if_dead), not every wait. */
+static void idle_step(unsigned *idle, double *next_check, struct vc_request *r)
 {
     vc_backoff(idle);
     /* a transport already reported a failure (failed completion, UD
-       timeout): no need to wait for the next probe to act on it */
-    if (vc_ctx.dead_peer >= 0)
-        return 1;
+       timeout): act on it now, not at the next probe */
+    if (vc_ctx.ndead && r->kind != REQ_COLL && p2p_fail_if_dead(r))
+        return;
     if (*idle < (unsigned)vc_ctx.p2p->spin || (*idle & 63))
-        return 0;
+        return;
     double t = now();
     if (*next_check == 0) {
         *next_check = t + vc_ctx.cfg.peer_check;
-        return 0;
+        return;
     }
     if (t < *next_check)
-        return 0;
+        return;
     *next_check = t + vc_ctx.cfg.peer_check;
-    return peer_dead(r);
+    probe_for(r);
+    if (vc_ctx.ndead && r->kind != REQ_COLL)
+        p2p_fail_if_dead(r);
 }
 
 int p2p_wait(struct vc_request *r)
@@ -129,13 +174,7 @@ int p2p_wait(struct vc_request *r)
         }
         if (r->done)
             break;
-        if (idle_step(&idle, &next_check, r)) {
-            p2p_cancel(r);
-            if (r->kind == REQ_COLL)
-                p2p_queue_remove(&vc_ctx.p2p->coll, r);
-            r->status.error = VC_ERR_PEER_FAILED;
-            r->done = 1;
-        }
+        idle_step(&idle, &next_check, r);
     }
     return r->status.error;
 }
@@ -157,8 +196,20 @@ int p2p_waitall(int n, struct vc_request **rs)
  * peers every VCOLL_PEER_CHECK seconds. */
 int vc_wait_step(unsigned *idle, double *next_check)
 {
-    static const struct vc_request any = {.kind = REQ_COLL, .world_peer = -1};
+    /* the flag collectives run on a world that lives on one node: any
+       dead rank is one they wait on */
+    if (vc_ctx.ndead)
+        return VC_ERR_PEER_FAILED;
     if ((*idle & 15) == 15 && vc_progress() > 0)
         return VC_SUCCESS;
-    return idle_step(idle, next_check, &any) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
+    vc_backoff(idle);
+    if (*idle < (unsigned)vc_ctx.p2p->spin || (*idle & 63))
+        return VC_SUCCESS;
+    double t = now();
+    if (*next_check == 0 || t >= *next_check) {
+        if (*next_check)
+            probe_local_peers();
+        *next_check = t + vc_ctx.cfg.peer_check;
+    }
+    return vc_ctx.ndead ? VC_ERR_PEER_FAILED : VC_SUCCESS;
 }

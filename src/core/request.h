@@ -44,6 +44,7 @@ struct vc_request {
     /* collectives */
     int (*advance)(struct vc_request *r);   /* returns VC_SUCCESS / VC_ERR_* */
     void (*release)(struct vc_request *r);  /* frees coll state */
+    void (*watch)(struct vc_request *r);    /* probe the peers it waits on */
     void *coll;
 };
 

@@ -106,6 +106,22 @@ void *net_shm_coll_slots(net_t *n);
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
 int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
 
+/* Liveness detector for peers on other nodes (src/net/verbs/hb.h): a
+ * thread with its own UD QP answers heartbeats while the application
+ * computes and pings the peers a waiting call asks it to watch. Opened by
+ * every rank that uses verbs; all calls below are the application
+ * thread's, and harmless on a NULL detector. */
+typedef struct net_hb net_hb_t;
+int net_hb_open(struct vc_ctx *c, net_hb_t **out);
+void net_hb_watch(net_hb_t *h, int peer);          /* keep pinging it for a while */
+int net_hb_dead(net_hb_t *h, int peer);            /* 1: silent past the timeout */
+int net_hb_heard_within(net_hb_t *h, int peer, double secs);
+double net_hb_timeout(const net_hb_t *h);
+void net_hb_close(net_hb_t *h);
+/* the per-job Q_Key of every UD QP (a hash of the job id): datagrams of
+ * another job on the same fabric are dropped by the HCA */
+uint32_t net_verbs_qkey(const struct vc_ctx *c);
+
 /* verbs UD with software reliability (src/net/verbs): see verbs/ud.h.
  * Peers are connected lazily, on the first packet to or from them. */
 int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);

@@ -157,8 +157,11 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
     }
     if (!req_valid(*req))
         return VC_ERR_REQUEST;
-    if (!(*req)->done)
+    if (!(*req)->done) {
         vc_progress();
+        /* a request whose peer is known dead is finished: report it */
+        p2p_fail_if_dead(*req);
+    }
     *flag = (*req)->done;
     if (!*flag)
         return VC_SUCCESS;

@@ -260,11 +260,40 @@ void p2p_on_get_done(void *arg, void *cookie, int status)
 
 void p2p_on_peer_failed(void *arg, int peer, const char *why)
 {
-    if (vc_ctx.dead_peer < 0) {
-        vc_ctx.dead_peer = peer;
-        snprintf(vc_ctx.dead_why, sizeof vc_ctx.dead_why, "%s", why);
-        LOG_ERR("rank %d failed: %s", peer, why);
+    (void)arg;
+    struct vc_ctx *c = &vc_ctx;
+    if (peer < 0 || peer >= c->size || c->dead[peer])
+        return;
+    c->dead[peer] = 1;
+    c->ndead++;
+    if (c->dead_peer < 0) {
+        c->dead_peer = peer;
+        snprintf(c->dead_why, sizeof c->dead_why, "%s", why);
     }
+    LOG_ERR("rank %d failed: %s", peer, why);
+}
+
+static int comm_has_dead(const struct vc_comm *comm)
+{
+    for (int i = 0; i < comm->size; i++)
+        if (vc_ctx.dead[comm_world_rank(comm, i)])
+            return 1;
+    return 0;
+}
+
+int p2p_fail_if_dead(struct vc_request *r)
+{
+    if (r->done || !vc_ctx.ndead || r->kind == REQ_COLL)
+        return 0;
+    /* a collective's message fails with its communicator: a rank waiting
+       behind a live peer that waits on the dead one would hang otherwise */
+    int w = r->world_peer, group = w < 0 || (r->ctx & 1);
+    if (!(w >= 0 && vc_ctx.dead[w]) && !(group && r->comm && comm_has_dead(r->comm)))
+        return 0;
+    p2p_cancel(r);
+    r->status.error = VC_ERR_PEER_FAILED;
+    r->done = 1;
+    return 1;
 }
 
 static inline p2p_hdr_t eager_hdr(const struct vc_comm *comm, int ctx_off, int tag,

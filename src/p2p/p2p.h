@@ -29,6 +29,15 @@ int p2p_waitall(int n, struct vc_request **rs);
  * non-blocking collectives. Returns number of events (>= 0). */
 int vc_progress(void);
 
+/* Fail r (done, VC_ERR_PEER_FAILED, taken out of the queues) if a peer it
+ * involves is known dead: its peer, or for ANY_SOURCE any member of its
+ * communicator. Returns 1 if r failed now. Not for collective requests
+ * (their schedule fails through their own messages). */
+int p2p_fail_if_dead(struct vc_request *r);
+/* core (progress.c): is world rank w dead? Probes it (pid on this node,
+ * heartbeats on another) and records a death; 1 = dead. */
+int vc_peer_probe(int w);
+
 /* Called by blocking loops that found nothing to do: spins first, then yields. */
 void vc_backoff(unsigned *idle_polls);
 

@@ -98,6 +98,26 @@ int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context 
     return VC_SUCCESS;
 }
 
+int net_verbs_grh_from(const void *grh_, const uint8_t gid[16])
+{
+    static const uint8_t v4map[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    const uint8_t *grh = grh_;
+    if (!memcmp(gid, v4map, 12) && !memcmp(grh + 32, gid + 12, 4))
+        return 1;
+    return !memcmp(grh + 8, gid, 16);
+}
+
+uint32_t net_verbs_qkey(const struct vc_ctx *c)
+{
+    /* FNV-1a of the job id; the top bit marks controlled Q_Keys, which an
+       unprivileged process may not send with, so keep it clear */
+    uint32_t h = 2166136261u;
+    for (const char *p = c->boot.jobid; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    h &= 0x7fffffffu;
+    return h ? h : 0x76430011u;
+}
+
 size_t net_verbs_max_packet(size_t eager_limit)
 {
     size_t mp = (eager_limit + 256 + 63) & ~(size_t)63;

@@ -58,7 +58,6 @@
 
 #define UD_BLOB_KEY      "vc.ud"
 #define UD_BLOB_MAGIC    0x76635544u    /* "vcUD", bump on layout change */
-#define UD_QKEY          0x76430011u
 #define UD_GRH_BYTES     40
 #define UD_POLL_BATCH    32
 #define UD_CTRL_RESERVE  8              /* send-queue slots kept for ACK/NAK */
@@ -113,6 +112,7 @@ typedef struct ud_peer {
     int state;                /* UD_P_* */
     struct ibv_ah *ah;
     uint32_t qpn;
+    uint8_t gid[16];          /* the GID it published: datagrams must come from it */
     uint32_t frag;            /* payload bytes per fragment to this peer */
     pid_t pid;                /* > 0 when the peer is on this node */
     /* sending */
@@ -155,6 +155,7 @@ typedef struct ud_net {
     char why[256];            /* why this HCA (topo) */
     uint32_t mtu;             /* my active path MTU, bytes */
     uint32_t max_inline;
+    uint32_t qkey;            /* per job: net_verbs_qkey */
 
     ud_peer_t *peer;          /* [size] */
     uint32_t wsize, wmask;    /* window per peer (power of two) */

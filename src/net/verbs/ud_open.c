@@ -119,6 +119,7 @@ int ud_peer_ready(ud_net_t *u, int peer)
     if (mtu == 0 || mtu > u->mtu)
         mtu = u->mtu;
     p->qpn = b.qpn;
+    memcpy(p->gid, b.gid, 16);
     p->frag = mtu - (uint32_t)sizeof(ud_hdr_t);
     const struct vc_ctx *c = u->c;
     p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b.pid : 0;
@@ -185,7 +186,7 @@ static int ud_alloc_resources(ud_net_t *u)
     a.qp_state = IBV_QPS_INIT;
     a.pkey_index = 0;
     a.port_num = (uint8_t)u->port.port;
-    a.qkey = UD_QKEY;
+    a.qkey = u->qkey;
     if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
                       IBV_QP_QKEY)) {
         LOG_ERR("ud: QP RESET->INIT on %s:%d failed: %s", u->port.dev, u->port.port,
@@ -253,6 +254,7 @@ int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     u->rto_base_ns = c->cfg.ud_rto * 1e9 < 1000 ? 1000 : (uint64_t)(c->cfg.ud_rto * 1e9);
     u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->rank << 17) ^ (uint64_t)getpid();
     u->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);
+    u->qkey = net_verbs_qkey(c);
 
     int rc;
     if ((rc = net_vport_pick(c, "ud", &u->port, u->why, sizeof u->why)) ||

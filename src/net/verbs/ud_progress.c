@@ -120,7 +120,9 @@ static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
     ud_peer_t *p = &u->peer[h->src];
     if (p->state != UD_P_READY && ud_peer_ready(u, (int)h->src))
         goto repost;
-    if (wc->src_qp != p->qpn) {
+    if (wc->src_qp != p->qpn || ((wc->wc_flags & IBV_WC_GRH) &&
+                                 !net_verbs_grh_from(u->rx_buf + (size_t)idx * u->rx_stride,
+                                                     p->gid))) {
         LOG_DEBUG("ud: rank %d: datagram claiming rank %u from QP 0x%x (expected 0x%x) "
                   "dropped", u->me, h->src, wc->src_qp, p->qpn);
         goto repost;
@@ -201,9 +203,21 @@ static void run_timers(ud_net_t *u, uint64_t now)
         if (now < p->rto_at)
             continue;
         if (limit && now - p->stall_since > limit) {
-            ud_peer_fail(u, p->rank, "no acknowledgement for %.1f s after %u resends (the "
-                         "peer died, or stopped calling into vcoll; VCOLL_UD_TIMEOUT)",
-                         (double)(now - p->stall_since) * 1e-9, p->resends);
+            /* Silence on the data path may only mean the peer is computing
+               and makes no vcoll calls: its liveness detector still answers.
+               Only a peer that answers nothing there either is dead. */
+            net_hb_t *hb = u->c->hb;
+            if (hb) {
+                net_hb_watch(hb, p->rank);
+                if (!net_hb_dead(hb, p->rank)) {
+                    ud_resend(u, p, now);
+                    continue;
+                }
+            }
+            ud_peer_fail(u, p->rank, "no acknowledgement for %.1f s after %u resends%s (the "
+                         "peer died, or stopped; VCOLL_UD_TIMEOUT, VCOLL_PEER_TIMEOUT)",
+                         (double)(now - p->stall_since) * 1e-9, p->resends,
+                         hb ? " and no heartbeat answer" : "");
             continue;
         }
         ud_resend(u, p, now);

@@ -77,7 +77,7 @@ static int post(ud_net_t *u, ud_peer_t *p, int s)
     wr.send_flags = IBV_SEND_SIGNALED | (sl->len <= u->max_inline ? IBV_SEND_INLINE : 0);
     wr.wr.ud.ah = p->ah;
     wr.wr.ud.remote_qpn = p->qpn;
-    wr.wr.ud.remote_qkey = UD_QKEY;
+    wr.wr.ud.remote_qkey = u->qkey;
     int err = ibv_post_send(u->qp, &wr, &bad);
     if (err) {
         LOG_ERR("ud: rank %d -> rank %d: ibv_post_send (%u B) failed: %s", u->me,

@@ -1,0 +1,270 @@
+/*
+ * hb_open.c -- the liveness detector's resources and its application-side
+ * calls (see hb.h for why it exists and how it works).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "boot/boot.h"
+#include "net/verbs/hb.h"
+
+static int make_qp(struct net_hb *h)
+{
+    if (!(h->pd = ibv_alloc_pd(h->ctx)) ||
+        !(h->ch = ibv_create_comp_channel(h->ctx)) ||
+        !(h->cq = ibv_create_cq(h->ctx, HB_RX + HB_TX, NULL, h->ch, 0))) {
+        LOG_ERR("hb: PD/channel/CQ on %s: %s", h->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    /* the detector polls the channel with a timeout: never block on it */
+    int fl = fcntl(h->ch->fd, F_GETFL);
+    if (fl < 0 || fcntl(h->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return VC_ERR_TRANSPORT;
+    struct ibv_qp_init_attr ia;
+    memset(&ia, 0, sizeof ia);
+    ia.send_cq = h->cq;
+    ia.recv_cq = h->cq;
+    ia.qp_type = IBV_QPT_UD;
+    ia.sq_sig_all = 1;
+    ia.cap.max_send_wr = HB_TX;
+    ia.cap.max_recv_wr = HB_RX;
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    if (!(h->qp = ibv_create_qp(h->pd, &ia))) {
+        LOG_ERR("hb: ibv_create_qp(UD) on %s: %s", h->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = (uint8_t)h->port.port;
+    a.qkey = h->qkey;
+    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+        goto bad;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_RTR;
+    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE))
+        goto bad;
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 0;
+    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+        goto bad;
+    h->rx_stride = (HB_GRH + sizeof(hb_pkt_t) + 63) & ~(size_t)63;
+    size_t bytes = h->rx_stride * (HB_RX + HB_TX);
+    if (!(h->buf = calloc(1, bytes)))
+        return VC_ERR_NOMEM;
+    if (!(h->mr = ibv_reg_mr(h->pd, h->buf, bytes, IBV_ACCESS_LOCAL_WRITE))) {
+        LOG_ERR("hb: registering %zu bytes on %s: %s", bytes, h->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    for (int i = 0; i < HB_RX; i++)
+        if (hb_post_recv(h, i))
+            return VC_ERR_TRANSPORT;
+    h->tx_free = HB_TX;
+    return VC_SUCCESS;
+bad:
+    LOG_ERR("hb: bringing the UD QP up on %s:%d: %s", h->port.dev, h->port.port,
+            strerror(errno));
+    return VC_ERR_TRANSPORT;
+}
+
+int net_hb_open(struct vc_ctx *c, net_hb_t **out)
+{
+    *out = NULL;
+    struct net_hb *h = calloc(1, sizeof *h);
+    if (!h)
+        return VC_ERR_NOMEM;
+    h->c = c;
+    h->me = c->rank;
+    h->size = c->size;
+    h->qkey = net_verbs_qkey(c);
+    h->timeout_ns = (uint64_t)(c->cfg.peer_timeout * 1e9);
+    /* five chances to answer inside the timeout, but not more often than
+       10 times a second: the detector must stay invisible */
+    h->interval_ns = h->timeout_ns / 5;
+    if (h->interval_ns < 100000000ull)
+        h->interval_ns = 100000000ull;
+    pthread_mutex_init(&h->lock, NULL);
+    char why[256];
+    int rc;
+    if (!(h->peer = calloc((size_t)c->size, sizeof *h->peer))) {
+        rc = VC_ERR_NOMEM;
+        goto fail;
+    }
+    if ((rc = net_vport_pick(c, "hb", &h->port, why, sizeof why)) ||
+        (rc = net_vport_open(&h->port, "hb", &h->ctx)) || (rc = make_qp(h)))
+        goto fail;
+    hb_blob_t b;
+    memset(&b, 0, sizeof b);
+    b.magic = HB_BLOB_MAGIC;
+    b.qpn = h->qp->qp_num;
+    b.lid = h->port.lid;
+    b.link_layer = (uint8_t)h->port.link_layer;
+    memcpy(b.gid, h->port.gid.raw, 16);
+    if ((rc = boot_put(HB_BLOB_KEY, &b, sizeof b)))
+        goto fail;
+    if (pthread_create(&h->thread, NULL, hb_main, h)) {
+        LOG_ERR("hb: cannot start the liveness thread: %s", strerror(errno));
+        rc = VC_ERR_TRANSPORT;
+        goto fail;
+    }
+    h->running = 1;
+    LOG_INFO("hb: liveness detector on %s:%d, QPN 0x%x: a remote peer a call waits on "
+             "is pinged every %.2f s and declared dead after %.1f s of silence",
+             h->port.dev, h->port.port, h->qp->qp_num, (double)h->interval_ns * 1e-9,
+             (double)h->timeout_ns * 1e-9);
+    *out = h;
+    return VC_SUCCESS;
+fail:
+    net_hb_close(h);
+    return rc;
+}
+
+/* the peer's record, made on first use (caller holds the lock) */
+static hb_peer_t *peer_get(struct net_hb *h, int peer)
+{
+    if (!h->peer[peer])
+        h->peer[peer] = calloc(1, sizeof(hb_peer_t));
+    return h->peer[peer];
+}
+
+/* Application thread: fetch the peer's blob and make its address handle.
+   A peer without a detector (a rank that opened no verbs device) is NONE:
+   never watched, never declared dead by this service. */
+static void peer_resolve(struct net_hb *h, int peer)
+{
+    hb_blob_t b;
+    size_t len = sizeof b;
+    struct ibv_ah *ah = NULL;
+    int ok = !boot_get(peer, HB_BLOB_KEY, &b, &len) && len == sizeof b &&
+             b.magic == HB_BLOB_MAGIC && b.link_layer == (uint8_t)h->port.link_layer;
+    if (ok) {
+        struct ibv_ah_attr a;
+        net_vport_ah_attr(&h->port, b.lid, b.gid, &a);
+        if (!(ah = ibv_create_ah(h->pd, &a)))
+            LOG_WARN("hb: no address handle for rank %d: %s; its liveness is not "
+                     "watched", peer, strerror(errno));
+    }
+    pthread_mutex_lock(&h->lock);
+    hb_peer_t *p = peer_get(h, peer);
+    if (p && p->state == HB_P_UNKNOWN) {
+        p->ah = ah;
+        if (ah) {
+            p->qpn = b.qpn;
+            memcpy(p->gid, b.gid, 16);
+        }
+        p->state = ah ? HB_P_READY : HB_P_NONE;
+        ah = NULL;
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (ah)
+        ibv_destroy_ah(ah);
+}
+
+void net_hb_watch(net_hb_t *h, int peer)
+{
+    if (!h || peer < 0 || peer >= h->size || peer == h->me)
+        return;
+    pthread_mutex_lock(&h->lock);
+    hb_peer_t *p = peer_get(h, peer);
+    int state = p ? p->state : HB_P_NONE;
+    pthread_mutex_unlock(&h->lock);
+    if (state == HB_P_UNKNOWN)
+        peer_resolve(h, peer);
+    uint64_t now = hb_now_ns();
+    pthread_mutex_lock(&h->lock);
+    if (p && p->state == HB_P_READY) {
+        if (!p->watch_from) {
+            if (h->nwatch == h->capwatch) {
+                int n = h->capwatch ? 2 * h->capwatch : 16;
+                int *w = realloc(h->watch, (size_t)n * sizeof *w);
+                if (!w)
+                    goto out;
+                h->watch = w;
+                h->capwatch = n;
+            }
+            h->watch[h->nwatch++] = peer;
+            p->watch_from = now;
+            p->pinged = 0;
+        }
+        /* keep watching a while after the last waiting call asked */
+        p->watch_until = now + h->timeout_ns + h->interval_ns;
+    }
+out:
+    pthread_mutex_unlock(&h->lock);
+}
+
+int net_hb_dead(net_hb_t *h, int peer)
+{
+    if (!h || peer < 0 || peer >= h->size)
+        return 0;
+    pthread_mutex_lock(&h->lock);
+    int dead = h->peer[peer] && h->peer[peer]->state == HB_P_DEAD;
+    pthread_mutex_unlock(&h->lock);
+    return dead;
+}
+
+int net_hb_heard_within(net_hb_t *h, int peer, double secs)
+{
+    if (!h || peer < 0 || peer >= h->size)
+        return 0;
+    uint64_t now = hb_now_ns();
+    pthread_mutex_lock(&h->lock);
+    hb_peer_t *p = h->peer[peer];
+    int yes = p && p->state == HB_P_READY && p->heard &&
+              (double)(now - p->heard) * 1e-9 < secs;
+    pthread_mutex_unlock(&h->lock);
+    return yes;
+}
+
+double net_hb_timeout(const net_hb_t *h)
+{
+    return h ? (double)h->timeout_ns * 1e-9 : 0;
+}
+
+void net_hb_close(net_hb_t *h)
+{
+    if (!h)
+        return;
+    if (h->running) {
+        __atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
+        pthread_join(h->thread, NULL);
+        LOG_DEBUG("hb: %llu pings sent, %llu pongs heard, %llu datagrams dropped",
+                  (unsigned long long)h->n_ping, (unsigned long long)h->n_pong,
+                  (unsigned long long)h->n_bad);
+    }
+    if (h->qp)
+        ibv_destroy_qp(h->qp);
+    for (int i = 0; h->peer && i < h->size; i++) {
+        hb_peer_t *p = h->peer[i];
+        if (!p)
+            continue;
+        if (p->ah)
+            ibv_destroy_ah(p->ah);
+        if (p->reply_ah)
+            ibv_destroy_ah(p->reply_ah);
+        free(p);
+    }
+    if (h->cq)
+        ibv_destroy_cq(h->cq);
+    if (h->ch)
+        ibv_destroy_comp_channel(h->ch);
+    if (h->mr)
+        ibv_dereg_mr(h->mr);
+    if (h->pd)
+        ibv_dealloc_pd(h->pd);
+    if (h->ctx)
+        ibv_close_device(h->ctx);
+    pthread_mutex_destroy(&h->lock);
+    free(h->buf);
+    free(h->peer);
+    free(h->watch);
+    free(h);
+}
