@@ -163,6 +163,27 @@ static void idle_step(unsigned *idle, double *next_check, struct vc_request *r)
         p2p_fail_if_dead(r);
 }
 
+void vc_test_idle(struct vc_request *r)
+{
+    struct vc_ctx *c = &vc_ctx;
+    if (c->ndead && r->kind != REQ_COLL && p2p_fail_if_dead(r))
+        return;
+    /* a clock read only every 256 unfinished tests: a test loop must stay
+       cheap, yet a peer it waits on must be probed every VCOLL_PEER_CHECK */
+    if (++c->p2p->test_polls & 255)
+        return;
+    double t = now();
+    if (t < c->p2p->test_next_check)
+        return;
+    int first = c->p2p->test_next_check == 0;
+    c->p2p->test_next_check = t + c->cfg.peer_check;
+    if (first)
+        return;
+    probe_for(r);
+    if (c->ndead && r->kind != REQ_COLL)
+        p2p_fail_if_dead(r);
+}
+
 int p2p_wait(struct vc_request *r)
 {
     unsigned idle = 0;

@@ -159,8 +159,9 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
         return VC_ERR_REQUEST;
     if (!(*req)->done) {
         vc_progress();
-        /* a request whose peer is known dead is finished: report it */
-        p2p_fail_if_dead(*req);
+        /* a request whose peer is dead is finished: report it */
+        if (!(*req)->done)
+            vc_test_idle(*req);
     }
     *flag = (*req)->done;
     if (!*flag)

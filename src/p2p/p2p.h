@@ -34,6 +34,9 @@ int vc_progress(void);
  * communicator. Returns 1 if r failed now. Not for collective requests
  * (their schedule fails through their own messages). */
 int p2p_fail_if_dead(struct vc_request *r);
+/* core (progress.c): vc_test found r unfinished: fail it if its peer is
+ * known dead, and now and then probe the peers it waits on. */
+void vc_test_idle(struct vc_request *r);
 /* core (progress.c): is world rank w dead? Probes it (pid on this node,
  * heartbeats on another) and records a death; 1 = dead. */
 int vc_peer_probe(int w);

@@ -47,6 +47,8 @@ struct p2p_state {
     uint32_t pass;
     p2p_queue_t coll;           /* active non-blocking collectives */
     int spin;                   /* resolved VCOLL_SPIN */
+    unsigned test_polls;        /* vc_test calls on unfinished requests */
+    double test_next_check;     /* when vc_test may probe peers next */
 };
 
 void p2p_queue_push(p2p_queue_t *q, struct vc_request *r);
