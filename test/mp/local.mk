@@ -1,12 +1,14 @@
 # Multi-process tests: self-checking programs, run by the scripts below.
 MP_LDADD = libvcoll_int.la
-check_PROGRAMS += test/mp/mp_p2p test/mp/mp_kill test/mp/mp_scoped
+check_PROGRAMS += test/mp/mp_p2p test/mp/mp_kill test/mp/mp_scoped test/mp/mp_busy
 test_mp_mp_p2p_SOURCES = test/mp/mp_p2p.c test/mp/mp_util.h
 test_mp_mp_p2p_LDADD = $(MP_LDADD)
 test_mp_mp_kill_SOURCES = test/mp/mp_kill.c test/mp/mp_util.h
 test_mp_mp_kill_LDADD = $(MP_LDADD)
 test_mp_mp_scoped_SOURCES = test/mp/mp_scoped.c test/mp/mp_util.h
 test_mp_mp_scoped_LDADD = $(MP_LDADD)
+test_mp_mp_busy_SOURCES = test/mp/mp_busy.c test/mp/mp_util.h
+test_mp_mp_busy_LDADD = $(MP_LDADD)
 TESTS += test/mp/launchers.sh test/mp/mpirun.sh test/mp/kill.sh test/mp/srun.sh
 EXTRA_DIST += test/mp/run-mp.sh test/mp/mpirun.sh test/mp/srun.sh test/mp/kill.sh \
 	test/mp/launchers.sh $(wildcard $(srcdir)/test/mp/*.list)

@@ -45,7 +45,7 @@ XDEV='ibv_rc_pingpong -d rxe0 -g 1 -n 200 >/run/pp.srv 2>&1 & s=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1
   ibv_rc_pingpong -d rxe1 -g 1 -n 200 10.77.0.1 && { wait $s; exit; }; done; kill $s; exit 1'
 
-# a killed rank must be reported, never hang the survivors (kill.sh runs
+# a killed rank must be reported by every survivor, never hang them (kill.sh runs
 # from the build tree and checks the time and the message)
 KILLS=()
 for net in ${NETS//,/ }; do
@@ -57,7 +57,8 @@ done
   KILLS+=(--pre "dead rank found by a failed RC completion=$SRC/test/verbs/rc-error.sh $BUILD")
 # UD only: a stopped (alive but silent) rank is found by the missing ACKs
 [[ ,$NETS, == *,ud,* ]] &&
-  KILLS+=(--pre "stopped rank found by UD timeout=$SRC/test/verbs/ud-timeout.sh $BUILD")
+  KILLS+=(--pre "stopped rank found by UD timeout=$SRC/test/verbs/ud-timeout.sh $BUILD"
+         --pre "computing rank kept alive by its heartbeats (UD)=$SRC/test/verbs/ud-busy.sh $BUILD")
 
 status=0
 echo "=== boot 1: one rxe device (np $NP1, net $NETS) ==="
