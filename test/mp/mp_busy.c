@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     mp_sync();
     if (mp_rank != busy) {
         for (int i = 0; i < NMSG; i++) {
-            mp_fill(small + (size_t)i * SMALL, mp_rank, busy, SMALL + (size_t)i);
+            mp_fill(small + (size_t)i * SMALL, mp_rank, 1000 + i, SMALL);   /* keyed by i */
             OK(vc_isend(small + (size_t)i * SMALL, SMALL, VC_UINT8, busy, i, VC_COMM_WORLD, &rq[i]));
         }
         mp_fill(big, mp_rank, busy, BIG);
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < NMSG; i++) {
                 vc_status_t st;
                 OK(vc_recv(small, SMALL, VC_UINT8, src, i, VC_COMM_WORLD, &st));
-                mp_fill(big, src, busy, SMALL + (size_t)i);   /* expected bytes */
+                mp_fill(big, src, 1000 + i, SMALL);   /* the expected bytes */
                 if (memcmp(small, big, SMALL))
                     FAIL("message %d from rank %d corrupted", i, src);
             }
