@@ -150,6 +150,12 @@ static int cfg_alg(int kind)
     case COLL_REDUCE: a = cfg->reduce_alg; break;
     case COLL_ALLREDUCE: a = cfg->allreduce_alg; break;
     case COLL_ALLGATHER: a = cfg->allgather_alg; break;
+    case COLL_ALLTOALL: a = cfg->alltoall_alg; break;
+    case COLL_ALLTOALLV: a = cfg->alltoallv_alg; break;
+    case COLL_REDUCE_SCATTER_BLOCK: a = cfg->reduce_scatter_block_alg; break;
+    case COLL_REDUCE_SCATTER: a = cfg->reduce_scatter_alg; break;
+    case COLL_SCAN: a = cfg->scan_alg; break;
+    case COLL_EXSCAN: a = cfg->exscan_alg; break;
     }
     return a > 0 && a < coll_nalgs(kind) ? a : 0;
 }
@@ -180,6 +186,10 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     }
     if (ops_is_user(op) && (rc = ops_lookup(op, &ufn, &commutative)))
         return rc;
+    /* a forced algorithm that would reorder a non-commutative op gives a
+       wrong answer: auto picks a rank-ordered one instead */
+    if (!commutative && !coll_rank_ordered(kind, alg))
+        alg = 0;
     if (!alg)
         alg = coll_select(kind, comm->size, count * esize, count,
                           comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0,

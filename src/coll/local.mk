@@ -9,4 +9,8 @@ libvcoll_int_la_SOURCES += \
 	src/coll/allreduce_recursive_doubling.c src/coll/allreduce_rabenseifner.c \
 	src/coll/allreduce_ring.c src/coll/allreduce_linear.c \
 	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c \
+	src/coll/api_alltoall.c src/coll/alltoall_bruck.c src/coll/alltoall_pairwise.c \
+	src/coll/alltoallv_pairwise.c src/coll/reduce_scatter_recursive_halving.c \
+	src/coll/reduce_scatter_pairwise.c src/coll/reduce_scatter_ring.c \
+	src/coll/scan_recursive_doubling.c src/coll/exscan_recursive_doubling.c \
 	src/coll/shm_flags.c

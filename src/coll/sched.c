@@ -232,3 +232,16 @@ int coll_pof2_floor(int n)
         p <<= 1;
     return p;
 }
+
+size_t *coll_rs_offsets(const coll_args_t *a, coll_sched_t *s)
+{
+    size_t *off = malloc(((size_t)a->size + 1) * sizeof *off);
+    if (!off) {
+        s->err = VC_ERR_NOMEM;
+        return NULL;
+    }
+    off[0] = 0;
+    for (int i = 0; i < a->size; i++)
+        off[i + 1] = off[i] + (a->counts ? a->counts[i] : a->count);
+    return off;
+}

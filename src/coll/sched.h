@@ -143,6 +143,18 @@ void coll_input(const coll_args_t *a, int *buf, size_t *off);
 void coll_block(size_t count, int n, int i, size_t *first, size_t *cnt);
 /* largest power of two <= n (n >= 1) */
 int coll_pof2_floor(int n);
+/* reduce_scatter(_block) layout: block i is elements [off[i], off[i+1]) of
+   the input, from counts[] or a->count each when counts is NULL. Returns a
+   malloc'd array of size+1 entries, or NULL with s->err = VC_ERR_NOMEM. */
+size_t *coll_rs_offsets(const coll_args_t *a, coll_sched_t *s);
+/* alltoall(v) pairwise rounds over any block layout (alltoallv_pairwise.c):
+   lay gives, in elements, what I send to peer j (count, displacement in
+   the input) and what I receive from it (count, displacement in RBUF) */
+typedef void (*coll_a2a_layout_fn)(const coll_args_t *a, int j, size_t *scnt,
+                                   size_t *sdsp, size_t *rcnt, size_t *rdsp);
+int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn lay);
+/* scan and exscan (scan_recursive_doubling.c) */
+int coll_scan_build(const coll_args_t *a, coll_sched_t *s, int exclusive);
 
 /* ---- algorithms: one file each ---- */
 int coll_barrier_dissemination(const coll_args_t *a, coll_sched_t *s);
@@ -157,6 +169,16 @@ int coll_allreduce_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+/* alltoall(v), reduce_scatter(_block), scan, exscan; the reduce_scatter
+   builders serve both kinds (uniform blocks when counts is NULL) */
+int coll_alltoall_bruck(const coll_args_t *a, coll_sched_t *s);
+int coll_alltoall_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_alltoallv_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_recursive_halving(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_scan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+int coll_exscan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 
 /* ---- algorithm tables (algs.c): index = position in cfg_<coll>_algs,
    entry 0 (auto) is NULL ---- */
@@ -170,5 +192,8 @@ int coll_nalgs(int kind);   /* entries including "auto" */
  * non-commutative user op, so only rank-ordered algorithms qualify. */
 int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
                 int noncomm);
+/* does algorithm alg of kind combine in rank order (x0 op x1 op ... op
+   x(p-1), any association)? 1 for kinds that do not reduce */
+int coll_rank_ordered(int kind, int alg);
 
 #endif

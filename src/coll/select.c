@@ -35,6 +35,19 @@
  *
  * Beyond 8 ranks nothing could be measured here; those rows follow the
  * usual MPICH-style crossovers (marked "unmeasured").
+ *
+ * ALLTOALL_MEASUREMENTS
+ *
+ * Non-commutative (user) ops must be combined in rank order, x0 op x1 op
+ * ... op x(p-1) under any association. Rank-ordered algorithms:
+ *   reduce binomial (its tree is rooted at rank 0 for such ops, then the
+ *   result goes to the root); allreduce recursive_doubling and linear;
+ *   reduce_scatter(_block) pairwise; scan and exscan recursive_doubling.
+ * Not rank-ordered: reduce rsag, allreduce rabenseifner (both halve at
+ * distance p/2 first, pairing x0 with x(p/2)), allreduce ring (block b's
+ * chain starts at rank b), reduce_scatter recursive_halving and ring.
+ * With noncomm set only the former are chosen, and api.c replaces a forced
+ * algorithm that is not rank-ordered by the auto choice.
  */
 #include "sched.h"
 
@@ -62,6 +75,26 @@
 /* allgather: recursive doubling / Bruck while blocks are small */
 #define ALLGATHER_RD_MAX_BLOCK  (16u * 1024u)
 #define ALLGATHER_RD_MAX_TOTAL  (256u * 1024u)
+/* alltoall (bytes per pair): Bruck's log2(p) rounds while blocks are small
+   and there are enough ranks for the rounds saved to pay for the copies */
+#define ALLTOALL_BRUCK_MIN_RANKS 4
+#define ALLTOALL_BRUCK_MAX_BLOCK 256u
+/* reduce_scatter (bytes = a rank's block, reduce_scatter: the average):
+   recursive halving for small vectors, then pairwise, ring for many
+   ranks (unmeasured) */
+#define RS_HALVING_MAX_TOTAL    (64u * 1024u)
+#define RS_RING_MIN_RANKS       16
+
+int coll_rank_ordered(int kind, int alg)
+{
+    switch (kind) {
+    case COLL_REDUCE: return alg == 1;                  /* binomial */
+    case COLL_ALLREDUCE: return alg == 1 || alg == 4;   /* rec. doubling, linear */
+    case COLL_REDUCE_SCATTER_BLOCK:
+    case COLL_REDUCE_SCATTER: return alg == 2;          /* pairwise */
+    }
+    return 1;
+}
 
 int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
                 int noncomm)
@@ -78,6 +111,8 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
             return 2;                    /* scatter_allgather */
         return 1;                        /* binomial */
     case COLL_REDUCE:
+        if (noncomm)
+            return 1;                    /* binomial */
         if (size >= REDUCE_RSAG_MIN_RANKS && bytes >= REDUCE_RSAG_MIN_BYTES &&
             count >= (size_t)pof2)
             return 2;                    /* rsag */
@@ -88,7 +123,7 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
         if (oversub && size >= LINEAR_MIN_RANKS && size <= LINEAR_MAX_RANKS &&
             bytes <= ALLREDUCE_LINEAR_MAX)
             return 4;                    /* linear */
-        if (size <= 2 || bytes <= ALLREDUCE_RD_MAX || count < (size_t)pof2)
+        if (noncomm || size <= 2 || bytes <= ALLREDUCE_RD_MAX || count < (size_t)pof2)
             return 1;                    /* recursive_doubling */
         if (bytes >= ALLREDUCE_RING_MIN && size >= ALLREDUCE_RING_MIN_RANKS &&
             size != pof2)
@@ -99,6 +134,19 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
             bytes * (size_t)size <= ALLGATHER_RD_MAX_TOTAL)
             return 2;                    /* recursive_doubling (Bruck) */
         return 1;                        /* ring */
+    case COLL_ALLTOALL:
+        if (size >= ALLTOALL_BRUCK_MIN_RANKS && bytes <= ALLTOALL_BRUCK_MAX_BLOCK)
+            return 1;                    /* bruck */
+        return 2;                        /* pairwise */
+    case COLL_REDUCE_SCATTER_BLOCK:
+    case COLL_REDUCE_SCATTER:
+        if (noncomm)
+            return 2;                    /* pairwise */
+        if (bytes * (size_t)size <= RS_HALVING_MAX_TOTAL)
+            return 1;                    /* recursive_halving */
+        if (size >= RS_RING_MIN_RANKS)
+            return 3;                    /* ring */
+        return 2;                        /* pairwise */
     }
-    return 1;
+    return 1;   /* alltoallv, scan, exscan: one algorithm each */
 }

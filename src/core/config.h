@@ -35,6 +35,8 @@ typedef struct vc_config {
     double ud_loss;          /* VCOLL_UD_LOSS: fault injection, drop fraction */
     /* collectives: index into the algorithm name lists (0 = auto) */
     int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
+    int alltoall_alg, alltoallv_alg, reduce_scatter_block_alg, reduce_scatter_alg,
+        scan_alg, exscan_alg;
 } vc_config_t;
 
 /* Algorithm names, index 0 is always "auto"; NULL-terminated. */
@@ -43,6 +45,9 @@ extern const char *const cfg_bcast_algs[];
 extern const char *const cfg_reduce_algs[];
 extern const char *const cfg_allreduce_algs[];
 extern const char *const cfg_allgather_algs[];
+extern const char *const cfg_alltoall_algs[], *const cfg_alltoallv_algs[],
+    *const cfg_reduce_scatter_block_algs[], *const cfg_reduce_scatter_algs[],
+    *const cfg_scan_algs[], *const cfg_exscan_algs[];
 
 /* Parse from an environment lookup function (getenv, or a test's fake).
  * On a bad value: returns VC_ERR_ARG and writes a message naming the
