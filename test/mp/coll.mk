@@ -2,3 +2,6 @@
 check_PROGRAMS += test/mp/mp_coll
 test_mp_mp_coll_SOURCES = test/mp/mp_coll.c
 test_mp_mp_coll_LDADD = libvcoll.la
+check_PROGRAMS += test/mp/mp_coll_a2a
+test_mp_mp_coll_a2a_SOURCES = test/mp/mp_coll_a2a.c test/mp/mp_util.h
+test_mp_mp_coll_a2a_LDADD = libvcoll.la
