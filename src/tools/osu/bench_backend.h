@@ -133,6 +133,10 @@ static inline int bk_allgather(const void *s, void *r, size_t n, bk_dtype_t t)
 {
     return MPI_Allgather(s, (int)n, t, r, (int)n, t, MPI_COMM_WORLD);
 }
+static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
+{
+    return MPI_Alltoall(s, (int)n, t, r, (int)n, t, MPI_COMM_WORLD);
+}
 
 #else
 /* ---------------------------------------------------------------- vcoll */
@@ -216,6 +220,10 @@ static inline int bk_allreduce(const void *s, void *r, size_t n, bk_dtype_t t,
 static inline int bk_allgather(const void *s, void *r, size_t n, bk_dtype_t t)
 {
     return vc_allgather(s, r, n, t, VC_COMM_WORLD);
+}
+static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
+{
+    return vc_alltoall(s, r, n, t, VC_COMM_WORLD);
 }
 #endif
 

@@ -19,6 +19,7 @@ bin_PROGRAMS += \
 	src/tools/osu/vcoll_osu_reduce \
 	src/tools/osu/vcoll_osu_allreduce \
 	src/tools/osu/vcoll_osu_allgather \
+	src/tools/osu/vcoll_osu_alltoall \
 	src/tools/osu/vcoll_osu_barrier
 
 src_tools_osu_vcoll_osu_latency_SOURCES = src/tools/osu/osu_latency.c $(OSU_COMMON)
@@ -35,6 +36,8 @@ src_tools_osu_vcoll_osu_allreduce_SOURCES = src/tools/osu/osu_allreduce.c $(OSU_
 src_tools_osu_vcoll_osu_allreduce_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_allgather_SOURCES = src/tools/osu/osu_allgather.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_allgather_LDADD = libvcoll.la
+src_tools_osu_vcoll_osu_alltoall_SOURCES = src/tools/osu/osu_alltoall.c $(OSU_COMMON)
+src_tools_osu_vcoll_osu_alltoall_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_barrier_SOURCES = src/tools/osu/osu_barrier.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_barrier_LDADD = libvcoll.la
 
@@ -57,6 +60,7 @@ osu_ompi_SCRIPTS = \
 	src/tools/osu/openmpi/mpi_osu_reduce \
 	src/tools/osu/openmpi/mpi_osu_allreduce \
 	src/tools/osu/openmpi/mpi_osu_allgather \
+	src/tools/osu/openmpi/mpi_osu_alltoall \
 	src/tools/osu/openmpi/mpi_osu_barrier
 CLEANFILES += $(osu_ompi_SCRIPTS)
 endif
@@ -71,6 +75,7 @@ osu_mpich_SCRIPTS = \
 	src/tools/osu/mpich/mpi_osu_reduce \
 	src/tools/osu/mpich/mpi_osu_allreduce \
 	src/tools/osu/mpich/mpi_osu_allgather \
+	src/tools/osu/mpich/mpi_osu_alltoall \
 	src/tools/osu/mpich/mpi_osu_barrier
 CLEANFILES += $(osu_mpich_SCRIPTS)
 endif
