@@ -19,14 +19,17 @@
 #include <stdlib.h>
 #include "sched.h"
 
-/* element range of new ranks [n0, n1) */
-static void win(const size_t *off, int rem, int n0, int n1, size_t es, size_t *o,
+typedef struct { const size_t *off; int rem; } layout_t;
+
+/* byte range of new ranks [n0, n1): their original blocks */
+static void win(const coll_args_t *a, const void *ctx, int n0, int n1, size_t *o,
                 size_t *len)
 {
-    size_t b = off[n0 < rem ? 2 * n0 : n0 + rem];
-    size_t e = off[n1 - 1 < rem ? 2 * (n1 - 1) + 2 : n1 - 1 + rem + 1];
-    *o = b * es;
-    *len = (e - b) * es;
+    const layout_t *l = ctx;
+    size_t b = l->off[n0 < l->rem ? 2 * n0 : n0 + l->rem];
+    size_t e = l->off[n1 - 1 < l->rem ? 2 * (n1 - 1) + 2 : n1 - 1 + l->rem + 1];
+    *o = b * a->esize;
+    *len = (e - b) * a->esize;
 }
 
 int coll_reduce_scatter_recursive_halving(const coll_args_t *a, coll_sched_t *s)
@@ -65,24 +68,9 @@ int coll_reduce_scatter_recursive_halving(const coll_args_t *a, coll_sched_t *s)
     } else {
         nr = r - rem;
     }
+    layout_t lay = {off, rem};
     for (int m = pof2 / 2; m > 0; m >>= 1) {
-        int peer = PEER(nr ^ m);
-        int g = nr & ~(2 * m - 1);
-        int lower = !(nr & m);
-        int k0 = lower ? g : g + m, s0 = lower ? g + m : g;
-        size_t koff, klen, soff, slen;
-        win(off, rem, k0, k0 + m, es, &koff, &klen);
-        win(off, rem, s0, s0 + m, es, &soff, &slen);
-        if (klen) {
-            sched_need_tmp(s, N + klen);
-            sched_recv(s, COLL_TMP, N, klen, peer);
-        }
-        if (slen)
-            sched_send(s, cur, cur_off + soff, slen, peer);
-        if (lower)
-            sched_reduce(s, COLL_TMP, koff, cur, cur_off + koff, COLL_TMP, N, klen);
-        else
-            sched_reduce(s, COLL_TMP, koff, COLL_TMP, N, cur, cur_off + koff, klen);
+        coll_halving_step(s, a, win, &lay, nr, m, PEER(nr ^ m), cur, cur_off, COLL_TMP, N);
         sched_round(s);
         cur = COLL_TMP;   /* later steps only read inside the kept window */
         cur_off = 0;

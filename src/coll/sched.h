@@ -147,6 +147,22 @@ int coll_pof2_floor(int n);
    the input, from counts[] or a->count each when counts is NULL. Returns a
    malloc'd array of size+1 entries, or NULL with s->err = VC_ERR_NOMEM. */
 size_t *coll_rs_offsets(const coll_args_t *a, coll_sched_t *s);
+/* One round of recursive halving (reduce_rsag, allreduce_rabenseifner,
+   reduce_scatter_recursive_halving): new ranks nr and nr^m (comm rank
+   peer) share the window of new ranks [G, G+2m), G = nr & ~(2m-1); the one
+   with bit m clear keeps the lower half. I send my copy of the other half
+   from cur (at cur_off + its offset), the partner's copy of mine arrives
+   in TMP at rv, and the kept half becomes "lower group op upper group" in
+   acc at its own offset. win gives the byte range of new ranks [n0, n1).
+   The caller closes the round. */
+typedef void (*coll_win_fn)(const coll_args_t *a, const void *ctx, int n0, int n1,
+                            size_t *off, size_t *len);
+void coll_halving_step(coll_sched_t *s, const coll_args_t *a, coll_win_fn win,
+                       const void *ctx, int nr, int m, int peer, int cur,
+                       size_t cur_off, int acc, size_t rv);
+/* win for count elements in pof2 = *(int *)ctx balanced blocks (coll_block) */
+void coll_win_blocks(const coll_args_t *a, const void *ctx, int n0, int n1,
+                     size_t *off, size_t *len);
 /* alltoall(v) pairwise rounds over any block layout (alltoallv_pairwise.c):
    lay gives, in elements, what I send to peer j (count, displacement in
    the input) and what I receive from it (count, displacement in RBUF) */
