@@ -36,7 +36,17 @@
  * Beyond 8 ranks nothing could be measured here; those rows follow the
  * usual MPICH-style crossovers (marked "unmeasured").
  *
- * ALLTOALL_MEASUREMENTS
+ *   alltoall (osu_alltoall, size per pair, min of 3 runs, box loaded to
+ *   ~17 on 2 cores, so only big ratios count):
+ *                 64B   1K    4K    8K    64K   1M
+ *     np=2 bruck  0.32  0.49  1.58  2.69  318   7924
+ *          pairw  0.25  0.37  1.31  1.24  13    3229
+ *     np=4 bruck  28    28    57    240   1276  36406
+ *          pairw  42    57    109   127   611   15530
+ *   (Open MPI np=2/4: 0.21/442, 0.43/101, 2.5/232, 3.1/133, 8.9/377,
+ *   5619/17173.) At np=2 Bruck is pairwise's one exchange plus copies; at
+ *   np=4 oversubscribed its 2 rounds beat 3 up to 4K per pair; its bytes
+ *   grow as p/2*log2(p) per block, so the limit is on the total per rank.
  *
  * Non-commutative (user) ops must be combined in rank order, x0 op x1 op
  * ... op x(p-1) under any association. Rank-ordered algorithms:
@@ -75,10 +85,11 @@
 /* allgather: recursive doubling / Bruck while blocks are small */
 #define ALLGATHER_RD_MAX_BLOCK  (16u * 1024u)
 #define ALLGATHER_RD_MAX_TOTAL  (256u * 1024u)
-/* alltoall (bytes per pair): Bruck's log2(p) rounds while blocks are small
-   and there are enough ranks for the rounds saved to pay for the copies */
+/* alltoall (bytes per pair): Bruck's log2(p) rounds while what a rank
+   sends in all is small and there are enough ranks for the rounds saved
+   to pay for the copies (np=3: 2 rounds either way) */
 #define ALLTOALL_BRUCK_MIN_RANKS 4
-#define ALLTOALL_BRUCK_MAX_BLOCK 256u
+#define ALLTOALL_BRUCK_MAX_TOTAL (16u * 1024u)
 /* reduce_scatter (bytes = a rank's block, reduce_scatter: the average):
    recursive halving for small vectors, then pairwise, ring for many
    ranks (unmeasured) */
@@ -135,7 +146,7 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
             return 2;                    /* recursive_doubling (Bruck) */
         return 1;                        /* ring */
     case COLL_ALLTOALL:
-        if (size >= ALLTOALL_BRUCK_MIN_RANKS && bytes <= ALLTOALL_BRUCK_MAX_BLOCK)
+        if (size >= ALLTOALL_BRUCK_MIN_RANKS && bytes <= ALLTOALL_BRUCK_MAX_TOTAL / (size_t)size)
             return 1;                    /* bruck */
         return 2;                        /* pairwise */
     case COLL_REDUCE_SCATTER_BLOCK:
