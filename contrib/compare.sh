@@ -14,7 +14,7 @@ Usage: $0 [options]
   -r N            repetitions per library and benchmark (default 3)
   -n NP           ranks (default 2; latency/bw/bibw always use 2)
   -b LIST         benchmarks, comma separated (default: all)
-                  latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,barrier
+                  latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,alltoall,barrier
   -m [MIN:]MAX    message sizes passed to every benchmark (default: theirs)
   -i ITERS        iterations passed to every benchmark (default: theirs)
   -x WARMUP       warm-up iterations passed to every benchmark
@@ -31,7 +31,7 @@ Environment: VCOLL_* is passed to the vcoll runs (e.g. VCOLL_NET=shm).
 EOF
 }
 
-reps=3 np=2 benches="latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,barrier"
+reps=3 np=2 benches="latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,alltoall,barrier"
 sizes="" iters="" warmup="" builddir=. prefix="" peers="" launcher=mpirun tmo=300
 csv=osu-compare.csv keep="" plot=""
 

@@ -18,6 +18,15 @@ const char *const cfg_gatherv_algs[] = {"auto", "linear", NULL};
 const char *const cfg_scatter_algs[] = {"auto", "binomial", "linear", NULL};
 const char *const cfg_scatterv_algs[] = {"auto", "linear", NULL};
 const char *const cfg_allgatherv_algs[] = {"auto", "ring", "recursive_doubling", NULL};
+/* alltoall(v), reduce_scatter(_block), scan, exscan */
+const char *const cfg_alltoall_algs[] = {"auto", "bruck", "pairwise", NULL};
+const char *const cfg_alltoallv_algs[] = {"auto", "pairwise", NULL};
+const char *const cfg_reduce_scatter_block_algs[] = {"auto", "recursive_halving",
+                                                     "pairwise", "ring", NULL};
+const char *const cfg_reduce_scatter_algs[] = {"auto", "recursive_halving",
+                                               "pairwise", "ring", NULL};
+const char *const cfg_scan_algs[] = {"auto", "recursive_doubling", NULL};
+const char *const cfg_exscan_algs[] = {"auto", "recursive_doubling", NULL};
 
 static const coll_build_fn barrier_b[] = {NULL, coll_barrier_dissemination,
                                           coll_barrier_linear};
@@ -37,9 +46,22 @@ static const coll_build_fn scatterv_b[] = {NULL, coll_scatterv_linear};
 static const coll_build_fn allgatherv_b[] = {NULL, coll_allgatherv_ring,
                                              coll_allgatherv_recursive_doubling};
 
+static const coll_build_fn alltoall_b[] = {NULL, coll_alltoall_bruck,
+                                           coll_alltoall_pairwise};
+static const coll_build_fn alltoallv_b[] = {NULL, coll_alltoallv_pairwise};
+/* one builder per algorithm serves both reduce_scatter kinds */
+static const coll_build_fn reduce_scatter_b[] = {NULL, coll_reduce_scatter_recursive_halving,
+                                                 coll_reduce_scatter_pairwise,
+                                                 coll_reduce_scatter_ring};
+static const coll_build_fn scan_b[] = {NULL, coll_scan_recursive_doubling};
+static const coll_build_fn exscan_b[] = {NULL, coll_exscan_recursive_doubling};
+
 const coll_build_fn *const coll_builders[COLL_NKINDS] = {
     barrier_b, bcast_b, reduce_b, allreduce_b, allgather_b,
     gather_b, gatherv_b, scatter_b, scatterv_b, allgatherv_b,
+    [COLL_ALLTOALL] = alltoall_b, [COLL_ALLTOALLV] = alltoallv_b,
+    [COLL_REDUCE_SCATTER_BLOCK] = reduce_scatter_b, [COLL_REDUCE_SCATTER] = reduce_scatter_b,
+    [COLL_SCAN] = scan_b, [COLL_EXSCAN] = exscan_b,
 };
 
 const char *const *const coll_alg_names[COLL_NKINDS] = {
@@ -47,6 +69,10 @@ const char *const *const coll_alg_names[COLL_NKINDS] = {
     cfg_allgather_algs,
     cfg_gather_algs, cfg_gatherv_algs, cfg_scatter_algs, cfg_scatterv_algs,
     cfg_allgatherv_algs,
+    [COLL_ALLTOALL] = cfg_alltoall_algs, [COLL_ALLTOALLV] = cfg_alltoallv_algs,
+    [COLL_REDUCE_SCATTER_BLOCK] = cfg_reduce_scatter_block_algs,
+    [COLL_REDUCE_SCATTER] = cfg_reduce_scatter_algs,
+    [COLL_SCAN] = cfg_scan_algs, [COLL_EXSCAN] = cfg_exscan_algs,
 };
 
 int coll_nalgs(int kind)

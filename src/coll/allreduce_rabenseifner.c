@@ -14,16 +14,6 @@
  */
 #include "sched.h"
 
-static void win(const coll_args_t *a, int pof2, int b0, int b1, size_t *off,
-                size_t *len)
-{
-    size_t f0, c0, f1, c1;
-    coll_block(a->count, pof2, b0, &f0, &c0);
-    coll_block(a->count, pof2, b1 - 1, &f1, &c1);
-    *off = f0 * a->esize;
-    *len = (f1 + c1 - f0) * a->esize;
-}
-
 int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s)
 {
     int p = a->size, r = a->rank;
@@ -59,23 +49,8 @@ int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s)
     }
 
     for (int m = pof2 / 2; m > 0; m >>= 1) {
-        int peer = PEER(nr ^ m);
-        int g = nr & ~(2 * m - 1);
-        int lower = !(nr & m);
-        int k0 = lower ? g : g + m, s0 = lower ? g + m : g;
-        size_t koff, klen, soff, slen;
-        win(a, pof2, k0, k0 + m, &koff, &klen);
-        win(a, pof2, s0, s0 + m, &soff, &slen);
-        if (klen) {
-            sched_need_tmp(s, klen);
-            sched_recv(s, COLL_TMP, 0, klen, peer);
-        }
-        if (slen)
-            sched_send(s, cur, cur_off + soff, slen, peer);
-        if (lower)
-            sched_reduce(s, COLL_RBUF, koff, cur, cur_off + koff, COLL_TMP, 0, klen);
-        else
-            sched_reduce(s, COLL_RBUF, koff, COLL_TMP, 0, cur, cur_off + koff, klen);
+        coll_halving_step(s, a, coll_win_blocks, &pof2, nr, m, PEER(nr ^ m), cur, cur_off,
+                          COLL_RBUF, 0);
         sched_round(s);
         cur = COLL_RBUF;   /* later steps only read inside the kept window */
         cur_off = 0;
@@ -85,8 +60,8 @@ int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s)
         int peer = PEER(nr ^ m);
         int g = nr & ~(m - 1), pg = g ^ m;
         size_t moff, mlen, poff, plen;
-        win(a, pof2, g, g + m, &moff, &mlen);
-        win(a, pof2, pg, pg + m, &poff, &plen);
+        coll_win_blocks(a, &pof2, g, g + m, &moff, &mlen);
+        coll_win_blocks(a, &pof2, pg, pg + m, &poff, &plen);
         if (plen)
             sched_recv(s, COLL_RBUF, poff, plen, peer);
         if (mlen)

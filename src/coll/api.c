@@ -155,6 +155,12 @@ static int cfg_alg(int kind)
     case COLL_SCATTER: a = cfg->scatter_alg; break;
     case COLL_SCATTERV: a = cfg->scatterv_alg; break;
     case COLL_ALLGATHERV: a = cfg->allgatherv_alg; break;
+    case COLL_ALLTOALL: a = cfg->alltoall_alg; break;
+    case COLL_ALLTOALLV: a = cfg->alltoallv_alg; break;
+    case COLL_REDUCE_SCATTER_BLOCK: a = cfg->reduce_scatter_block_alg; break;
+    case COLL_REDUCE_SCATTER: a = cfg->reduce_scatter_alg; break;
+    case COLL_SCAN: a = cfg->scan_alg; break;
+    case COLL_EXSCAN: a = cfg->exscan_alg; break;
     }
     return a > 0 && a < coll_nalgs(kind) ? a : 0;
 }
@@ -194,6 +200,10 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
        rank knows, so all pick the same algorithm */
     size_t sel_count = kind == COLL_ALLGATHERV && v && v->counts
                            ? coll_vec_total(v->counts, comm->size) : count;
+    /* a forced algorithm that would reorder a non-commutative op gives a
+       wrong answer: auto picks a rank-ordered one instead */
+    if (!commutative && !coll_rank_ordered(kind, alg))
+        alg = 0;
     if (!alg)
         alg = coll_select(kind, comm->size, sel_count * esize, sel_count,
                           comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0,

@@ -18,16 +18,6 @@
  */
 #include "sched.h"
 
-static void win(const coll_args_t *a, int pof2, int b0, int b1, size_t *off,
-                size_t *len)
-{
-    size_t f0, c0, f1, c1;
-    coll_block(a->count, pof2, b0, &f0, &c0);
-    coll_block(a->count, pof2, b1 - 1, &f1, &c1);
-    *off = f0 * a->esize;
-    *len = (f1 + c1 - f0) * a->esize;
-}
-
 int coll_reduce_rsag(const coll_args_t *a, coll_sched_t *s)
 {
     int p = a->size, root = a->root;
@@ -68,23 +58,8 @@ int coll_reduce_rsag(const coll_args_t *a, coll_sched_t *s)
 
     /* reduce-scatter by recursive halving */
     for (int m = pof2 / 2; m > 0; m >>= 1) {
-        int partner = REAL(NR2VR(nr ^ m));
-        int g = nr & ~(2 * m - 1);
-        int lower = !(nr & m);
-        int k0 = lower ? g : g + m, s0 = lower ? g + m : g;
-        size_t koff, klen, soff, slen;
-        win(a, pof2, k0, k0 + m, &koff, &klen);
-        win(a, pof2, s0, s0 + m, &soff, &slen);
-        if (klen) {
-            sched_need_tmp(s, in + klen);
-            sched_recv(s, COLL_TMP, in, klen, partner);
-        }
-        if (slen)
-            sched_send(s, cur, cur_off + soff, slen, partner);
-        if (lower)
-            sched_reduce(s, acc, koff, cur, cur_off + koff, COLL_TMP, in, klen);
-        else
-            sched_reduce(s, acc, koff, COLL_TMP, in, cur, cur_off + koff, klen);
+        coll_halving_step(s, a, coll_win_blocks, &pof2, nr, m, REAL(NR2VR(nr ^ m)), cur,
+                          cur_off, acc, in);
         sched_round(s);
         if (cur != acc) {
             /* only my kept window moved to acc; everything later reads
@@ -98,12 +73,12 @@ int coll_reduce_rsag(const coll_args_t *a, coll_sched_t *s)
     for (int m = 1; m < pof2; m <<= 1) {
         size_t off, len;
         if (nr & m) {
-            win(a, pof2, nr, nr + m, &off, &len);
+            coll_win_blocks(a, &pof2, nr, nr + m, &off, &len);
             if (len)
                 sched_send(s, acc, off, len, REAL(NR2VR(nr - m)));
             break;
         }
-        win(a, pof2, nr + m, nr + 2 * m, &off, &len);
+        coll_win_blocks(a, &pof2, nr + m, nr + 2 * m, &off, &len);
         if (len) {
             sched_recv(s, acc, off, len, REAL(NR2VR(nr + m)));
             sched_round(s);

@@ -253,3 +253,49 @@ size_t coll_vec_total(const size_t *counts, int n)
         t += counts[i];
     return t;
 }
+
+size_t *coll_rs_offsets(const coll_args_t *a, coll_sched_t *s)
+{
+    size_t *off = malloc(((size_t)a->size + 1) * sizeof *off);
+    if (!off) {
+        s->err = VC_ERR_NOMEM;
+        return NULL;
+    }
+    off[0] = 0;
+    for (int i = 0; i < a->size; i++)
+        off[i + 1] = off[i] + (a->counts ? a->counts[i] : a->count);
+    return off;
+}
+
+void coll_win_blocks(const coll_args_t *a, const void *ctx, int n0, int n1,
+                     size_t *off, size_t *len)
+{
+    int n = *(const int *)ctx;
+    size_t f0, c0, f1, c1;
+    coll_block(a->count, n, n0, &f0, &c0);
+    coll_block(a->count, n, n1 - 1, &f1, &c1);
+    *off = f0 * a->esize;
+    *len = (f1 + c1 - f0) * a->esize;
+}
+
+void coll_halving_step(coll_sched_t *s, const coll_args_t *a, coll_win_fn win,
+                       const void *ctx, int nr, int m, int peer, int cur,
+                       size_t cur_off, int acc, size_t rv)
+{
+    int g = nr & ~(2 * m - 1);
+    int lower = !(nr & m);
+    int k0 = lower ? g : g + m, s0 = lower ? g + m : g;
+    size_t koff, klen, soff, slen;
+    win(a, ctx, k0, k0 + m, &koff, &klen);
+    win(a, ctx, s0, s0 + m, &soff, &slen);
+    if (klen) {
+        sched_need_tmp(s, rv + klen);
+        sched_recv(s, COLL_TMP, rv, klen, peer);
+    }
+    if (slen)
+        sched_send(s, cur, cur_off + soff, slen, peer);
+    if (lower)
+        sched_reduce(s, acc, koff, cur, cur_off + koff, COLL_TMP, rv, klen);
+    else
+        sched_reduce(s, acc, koff, COLL_TMP, rv, cur, cur_off + koff, klen);
+}

@@ -150,6 +150,34 @@ int coll_pof2_floor(int n);
 int coll_binomial_span(int vr, int p, int *pmask);
 /* sum of n counts (vector forms) */
 size_t coll_vec_total(const size_t *counts, int n);
+/* reduce_scatter(_block) layout: block i is elements [off[i], off[i+1]) of
+   the input, from counts[] or a->count each when counts is NULL. Returns a
+   malloc'd array of size+1 entries, or NULL with s->err = VC_ERR_NOMEM. */
+size_t *coll_rs_offsets(const coll_args_t *a, coll_sched_t *s);
+/* One round of recursive halving (reduce_rsag, allreduce_rabenseifner,
+   reduce_scatter_recursive_halving): new ranks nr and nr^m (comm rank
+   peer) share the window of new ranks [G, G+2m), G = nr & ~(2m-1); the one
+   with bit m clear keeps the lower half. I send my copy of the other half
+   from cur (at cur_off + its offset), the partner's copy of mine arrives
+   in TMP at rv, and the kept half becomes "lower group op upper group" in
+   acc at its own offset. win gives the byte range of new ranks [n0, n1).
+   The caller closes the round. */
+typedef void (*coll_win_fn)(const coll_args_t *a, const void *ctx, int n0, int n1,
+                            size_t *off, size_t *len);
+void coll_halving_step(coll_sched_t *s, const coll_args_t *a, coll_win_fn win,
+                       const void *ctx, int nr, int m, int peer, int cur,
+                       size_t cur_off, int acc, size_t rv);
+/* win for count elements in pof2 = *(int *)ctx balanced blocks (coll_block) */
+void coll_win_blocks(const coll_args_t *a, const void *ctx, int n0, int n1,
+                     size_t *off, size_t *len);
+/* alltoall(v) pairwise rounds over any block layout (alltoallv_pairwise.c):
+   lay gives, in elements, what I send to peer j (count, displacement in
+   the input) and what I receive from it (count, displacement in RBUF) */
+typedef void (*coll_a2a_layout_fn)(const coll_args_t *a, int j, size_t *scnt,
+                                   size_t *sdsp, size_t *rcnt, size_t *rdsp);
+int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn lay);
+/* scan and exscan (scan_recursive_doubling.c) */
+int coll_scan_build(const coll_args_t *a, coll_sched_t *s, int exclusive);
 
 /* ---- algorithms: one file each ---- */
 int coll_barrier_dissemination(const coll_args_t *a, coll_sched_t *s);
@@ -172,6 +200,16 @@ int coll_scatter_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_scatterv_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_allgatherv_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_allgatherv_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+/* alltoall(v), reduce_scatter(_block), scan, exscan; the reduce_scatter
+   builders serve both kinds (uniform blocks when counts is NULL) */
+int coll_alltoall_bruck(const coll_args_t *a, coll_sched_t *s);
+int coll_alltoall_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_alltoallv_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_recursive_halving(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_scan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+int coll_exscan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 
 /* ---- algorithm tables (algs.c): index = position in cfg_<coll>_algs,
    entry 0 (auto) is NULL ---- */
@@ -185,5 +223,8 @@ int coll_nalgs(int kind);   /* entries including "auto" */
  * non-commutative user op, so only rank-ordered algorithms qualify. */
 int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
                 int noncomm);
+/* does algorithm alg of kind combine in rank order (x0 op x1 op ... op
+   x(p-1), any association)? 1 for kinds that do not reduce */
+int coll_rank_ordered(int kind, int alg);
 
 #endif

@@ -47,6 +47,29 @@
  *
  * Beyond 8 ranks nothing could be measured here; those rows follow the
  * usual MPICH-style crossovers (marked "unmeasured").
+ *
+ *   alltoall (osu_alltoall, size per pair, min of 3 runs, box loaded to
+ *   ~17 on 2 cores, so only big ratios count):
+ *                 64B   1K    4K    8K    64K   1M
+ *     np=2 bruck  0.32  0.49  1.58  2.69  318   7924
+ *          pairw  0.25  0.37  1.31  1.24  13    3229
+ *     np=4 bruck  28    28    57    240   1276  36406
+ *          pairw  42    57    109   127   611   15530
+ *   (Open MPI np=2/4: 0.21/442, 0.43/101, 2.5/232, 3.1/133, 8.9/377,
+ *   5619/17173.) At np=2 Bruck is pairwise's one exchange plus copies; at
+ *   np=4 oversubscribed its 2 rounds beat 3 up to 4K per pair; its bytes
+ *   grow as p/2*log2(p) per block, so the limit is on the total per rank.
+ *
+ * Non-commutative (user) ops must be combined in rank order, x0 op x1 op
+ * ... op x(p-1) under any association. Rank-ordered algorithms:
+ *   reduce binomial (its tree is rooted at rank 0 for such ops, then the
+ *   result goes to the root); allreduce recursive_doubling and linear;
+ *   reduce_scatter(_block) pairwise; scan and exscan recursive_doubling.
+ * Not rank-ordered: reduce rsag, allreduce rabenseifner (both halve at
+ * distance p/2 first, pairing x0 with x(p/2)), allreduce ring (block b's
+ * chain starts at rank b), reduce_scatter recursive_halving and ring.
+ * With noncomm set only the former are chosen, and api.c replaces a forced
+ * algorithm that is not rank-ordered by the auto choice.
  */
 #include "sched.h"
 
@@ -77,6 +100,27 @@
 /* gather / scatter (bytes per rank): binomial while the root's whole
    buffer is small, linear above (see the gather notes in the header) */
 #define GATHER_BINOMIAL_MAX_TOTAL (32u * 1024u)
+/* alltoall (bytes per pair): Bruck's log2(p) rounds while what a rank
+   sends in all is small and there are enough ranks for the rounds saved
+   to pay for the copies (np=3: 2 rounds either way) */
+#define ALLTOALL_BRUCK_MIN_RANKS 4
+#define ALLTOALL_BRUCK_MAX_TOTAL (16u * 1024u)
+/* reduce_scatter (bytes = a rank's block, reduce_scatter: the average):
+   recursive halving for small vectors, then pairwise, ring for many
+   ranks (unmeasured) */
+#define RS_HALVING_MAX_TOTAL    (64u * 1024u)
+#define RS_RING_MIN_RANKS       16
+
+int coll_rank_ordered(int kind, int alg)
+{
+    switch (kind) {
+    case COLL_REDUCE: return alg == 1;                  /* binomial */
+    case COLL_ALLREDUCE: return alg == 1 || alg == 4;   /* rec. doubling, linear */
+    case COLL_REDUCE_SCATTER_BLOCK:
+    case COLL_REDUCE_SCATTER: return alg == 2;          /* pairwise */
+    }
+    return 1;
+}
 
 int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
                 int noncomm)
@@ -93,6 +137,8 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
             return 2;                    /* scatter_allgather */
         return 1;                        /* binomial */
     case COLL_REDUCE:
+        if (noncomm)
+            return 1;                    /* binomial */
         if (size >= REDUCE_RSAG_MIN_RANKS && bytes >= REDUCE_RSAG_MIN_BYTES &&
             count >= (size_t)pof2)
             return 2;                    /* rsag */
@@ -103,7 +149,7 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
         if (oversub && size >= LINEAR_MIN_RANKS && size <= LINEAR_MAX_RANKS &&
             bytes <= ALLREDUCE_LINEAR_MAX)
             return 4;                    /* linear */
-        if (size <= 2 || bytes <= ALLREDUCE_RD_MAX || count < (size_t)pof2)
+        if (noncomm || size <= 2 || bytes <= ALLREDUCE_RD_MAX || count < (size_t)pof2)
             return 1;                    /* recursive_doubling */
         if (bytes >= ALLREDUCE_RING_MIN && size >= ALLREDUCE_RING_MIN_RANKS &&
             size != pof2)
@@ -123,6 +169,19 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
         if (bytes <= ALLGATHER_RD_MAX_TOTAL && bytes / (size_t)size <= ALLGATHER_RD_MAX_BLOCK)
             return 2;                    /* recursive_doubling (Bruck) */
         return 1;                        /* ring */
+    case COLL_ALLTOALL:
+        if (size >= ALLTOALL_BRUCK_MIN_RANKS && bytes <= ALLTOALL_BRUCK_MAX_TOTAL / (size_t)size)
+            return 1;                    /* bruck */
+        return 2;                        /* pairwise */
+    case COLL_REDUCE_SCATTER_BLOCK:
+    case COLL_REDUCE_SCATTER:
+        if (noncomm)
+            return 2;                    /* pairwise */
+        if (bytes * (size_t)size <= RS_HALVING_MAX_TOTAL)
+            return 1;                    /* recursive_halving */
+        if (size >= RS_RING_MIN_RANKS)
+            return 3;                    /* ring */
+        return 2;                        /* pairwise */
     }
-    return 1;
+    return 1;   /* alltoallv, scan, exscan: one algorithm each */
 }

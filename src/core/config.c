@@ -90,6 +90,20 @@ static const cfg_entry_t table[] = {
      "force a scatterv algorithm"},
     {"VCOLL_ALLGATHERV_ALG", T_ALG, F(allgatherv_alg), "auto", cfg_allgatherv_algs, 0, 0,
      "force an allgatherv algorithm"},
+    {"VCOLL_ALLTOALL_ALG", T_ALG, F(alltoall_alg), "auto", cfg_alltoall_algs, 0, 0,
+     "force an alltoall algorithm"},
+    {"VCOLL_ALLTOALLV_ALG", T_ALG, F(alltoallv_alg), "auto", cfg_alltoallv_algs, 0, 0,
+     "force an alltoallv algorithm"},
+    {"VCOLL_REDUCE_SCATTER_BLOCK_ALG", T_ALG, F(reduce_scatter_block_alg), "auto",
+     cfg_reduce_scatter_block_algs, 0, 0,
+     "force a reduce_scatter_block algorithm (non-commutative ops always use pairwise)"},
+    {"VCOLL_REDUCE_SCATTER_ALG", T_ALG, F(reduce_scatter_alg), "auto",
+     cfg_reduce_scatter_algs, 0, 0,
+     "force a reduce_scatter algorithm (non-commutative ops always use pairwise)"},
+    {"VCOLL_SCAN_ALG", T_ALG, F(scan_alg), "auto", cfg_scan_algs, 0, 0,
+     "force a scan algorithm"},
+    {"VCOLL_EXSCAN_ALG", T_ALG, F(exscan_alg), "auto", cfg_exscan_algs, 0, 0,
+     "force an exscan algorithm"},
 };
 #undef F
 #define NENTRIES (sizeof table / sizeof table[0])

@@ -37,6 +37,8 @@ typedef struct vc_config {
     /* collectives: index into the algorithm name lists (0 = auto) */
     int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
     int gather_alg, gatherv_alg, scatter_alg, scatterv_alg, allgatherv_alg;
+    int alltoall_alg, alltoallv_alg, reduce_scatter_block_alg, reduce_scatter_alg,
+        scan_alg, exscan_alg;
 } vc_config_t;
 
 /* Algorithm names, index 0 is always "auto"; NULL-terminated. */
@@ -50,6 +52,9 @@ extern const char *const cfg_gatherv_algs[];
 extern const char *const cfg_scatter_algs[];
 extern const char *const cfg_scatterv_algs[];
 extern const char *const cfg_allgatherv_algs[];
+extern const char *const cfg_alltoall_algs[], *const cfg_alltoallv_algs[],
+    *const cfg_reduce_scatter_block_algs[], *const cfg_reduce_scatter_algs[],
+    *const cfg_scan_algs[], *const cfg_exscan_algs[];
 
 /* Parse from an environment lookup function (getenv, or a test's fake).
  * On a bad value: returns VC_ERR_ARG and writes a message naming the

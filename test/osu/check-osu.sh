@@ -16,6 +16,7 @@ MPIRUN=${MPIRUN:-mpirun.openmpi}
 NP=2
 ITERS=20
 BENCHES="latency bw bibw bcast reduce allreduce allgather gather barrier"
+BENCHES="latency bw bibw bcast reduce allreduce allgather alltoall barrier"
 
 if ! command -v "$MPIRUN" >/dev/null 2>&1; then
     echo "SKIP: $MPIRUN not found (apt-get install openmpi-bin)"

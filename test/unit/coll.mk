@@ -8,3 +8,8 @@ check_PROGRAMS += test/unit/test_coll_gather
 TESTS += test/unit/test_coll_gather
 test_unit_test_coll_gather_SOURCES = test/unit/test_coll_gather.c test/unit/sim.c test/unit/sim.h
 test_unit_test_coll_gather_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+# alltoall(v), reduce_scatter(_block), scan, exscan; non-commutative ops
+check_PROGRAMS += test/unit/test_coll_a2a
+TESTS += test/unit/test_coll_a2a
+test_unit_test_coll_a2a_SOURCES = test/unit/test_coll_a2a.c test/unit/sim.c test/unit/sim.h
+test_unit_test_coll_a2a_LDADD = libvcoll_int.la $(CUNIT_LIBS) -lm

@@ -138,6 +138,11 @@ static inline int bk_gather(const void *s, void *r, size_t n, bk_dtype_t t, int 
     return MPI_Gather(s, (int)n, t, r, (int)n, t, root, MPI_COMM_WORLD);
 }
 
+static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
+{
+    return MPI_Alltoall(s, (int)n, t, r, (int)n, t, MPI_COMM_WORLD);
+}
+
 #else
 /* ---------------------------------------------------------------- vcoll */
 #include <stdio.h>
@@ -224,6 +229,11 @@ static inline int bk_allgather(const void *s, void *r, size_t n, bk_dtype_t t)
 static inline int bk_gather(const void *s, void *r, size_t n, bk_dtype_t t, int root)
 {
     return vc_gather(s, r, n, t, root, VC_COMM_WORLD);
+}
+
+static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
+{
+    return vc_alltoall(s, r, n, t, VC_COMM_WORLD);
 }
 #endif
 

@@ -20,6 +20,7 @@ bin_PROGRAMS += \
 	src/tools/osu/vcoll_osu_allreduce \
 	src/tools/osu/vcoll_osu_allgather \
 	src/tools/osu/vcoll_osu_gather \
+	src/tools/osu/vcoll_osu_alltoall \
 	src/tools/osu/vcoll_osu_barrier
 
 src_tools_osu_vcoll_osu_latency_SOURCES = src/tools/osu/osu_latency.c $(OSU_COMMON)
@@ -38,6 +39,8 @@ src_tools_osu_vcoll_osu_allgather_SOURCES = src/tools/osu/osu_allgather.c $(OSU_
 src_tools_osu_vcoll_osu_allgather_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_gather_SOURCES = src/tools/osu/osu_gather.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_gather_LDADD = libvcoll.la
+src_tools_osu_vcoll_osu_alltoall_SOURCES = src/tools/osu/osu_alltoall.c $(OSU_COMMON)
+src_tools_osu_vcoll_osu_alltoall_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_barrier_SOURCES = src/tools/osu/osu_barrier.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_barrier_LDADD = libvcoll.la
 
@@ -61,6 +64,7 @@ osu_ompi_SCRIPTS = \
 	src/tools/osu/openmpi/mpi_osu_allreduce \
 	src/tools/osu/openmpi/mpi_osu_allgather \
 	src/tools/osu/openmpi/mpi_osu_gather \
+	src/tools/osu/openmpi/mpi_osu_alltoall \
 	src/tools/osu/openmpi/mpi_osu_barrier
 CLEANFILES += $(osu_ompi_SCRIPTS)
 endif
@@ -76,6 +80,7 @@ osu_mpich_SCRIPTS = \
 	src/tools/osu/mpich/mpi_osu_allreduce \
 	src/tools/osu/mpich/mpi_osu_allgather \
 	src/tools/osu/mpich/mpi_osu_gather \
+	src/tools/osu/mpich/mpi_osu_alltoall \
 	src/tools/osu/mpich/mpi_osu_barrier
 CLEANFILES += $(osu_mpich_SCRIPTS)
 endif
