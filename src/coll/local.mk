@@ -14,3 +14,4 @@ libvcoll_int_la_SOURCES += \
 	src/coll/allgatherv_ring.c src/coll/allgatherv_recursive_doubling.c \
 	src/coll/api_gather.c \
 	src/coll/shm_flags.c
+libvcoll_int_la_SOURCES += src/coll/comm_create_group.c
