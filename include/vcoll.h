@@ -92,6 +92,16 @@ int vc_init_thread(int *argc, char ***argv, int required, int *provided);
 int vc_query_thread(int *provided);
 int vc_finalize(void);
 int vc_initialized(int *flag);
+/* Bootstrap through the caller instead of a launcher: the next vc_init or
+   vc_init_thread learns rank and size from here and exchanges its start-up
+   data (host names, endpoint blobs) only by calling allgather, which must
+   gather len bytes from every rank into all (rank r's at all + r * len) and
+   return 0, or non-zero on failure. Every rank calls it with the same len,
+   in the same order. Meant for hosts that already run a parallel job, e.g.
+   an MPI library under a launcher without PMIx (MPICH's hydra). Call it
+   before vc_init; it applies to that one vc_init. */
+typedef int vc_allgather_fn(const void *mine, void *all, size_t len, void *ctx);
+int vc_bootstrap_exchange(int rank, int size, vc_allgather_fn *allgather, void *ctx);
 int vc_abort(vc_comm_t comm, int errorcode);
 double vc_wtime(void);
 
@@ -101,6 +111,14 @@ int vc_comm_size(vc_comm_t comm, int *size);
 int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm);
 int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm);
 int vc_comm_free(vc_comm_t *comm);
+/* As MPI_Comm_create_group: collective over the n ranks of comm listed in
+   ranks[] only (not the whole of comm), each passing the same list and tag;
+   the new communicator's rank i is ranks[i]. The tag (0..VC_TAG_UB) keeps
+   concurrent creations with overlapping members apart, and travels on
+   comm's point-to-point traffic, so it must not clash with the caller's own
+   messages there. The caller must be in the list. */
+int vc_comm_create_group(vc_comm_t comm, int n, const int ranks[], int tag,
+                         vc_comm_t *newcomm);
 
 /* datatypes and user reduction ops */
 int vc_dtype_size(vc_dtype_t dtype, size_t *size);

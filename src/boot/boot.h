@@ -36,6 +36,18 @@ void boot_info_free(boot_info_t *info);
  * minus the smallest node's ranks); the same number on every rank */
 int boot_max_remote_peers(const boot_info_t *info);
 
+/* exchange.c: the backend behind vc_bootstrap_exchange. While armed (from
+ * vc_bootstrap_exchange to boot_finalize) every boot_* call above goes to
+ * its boot_exch_* twin, which moves data only through the caller's
+ * allgather. */
+int boot_exch_armed(void);
+int boot_exch_init(boot_info_t *info);
+int boot_exch_put(const char *key, const void *data, size_t len);
+int boot_exch_fence(int collect_data);
+int boot_exch_get(int rank, const char *key, void *buf, size_t *len);
+void boot_exch_abort(int code, const char *msg);
+int boot_exch_finalize(void);
+
 /* Pure helper, unit tested: decide from environment what the launcher was
  * when PMIx is unreachable. Returns the number of processes a non-PMIx
  * launcher claims (> 1 means: refuse to run as N singletons), with *who set

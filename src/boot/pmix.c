@@ -114,6 +114,8 @@ static int set_singleton(boot_info_t *info)
 
 int boot_init(boot_info_t *info)
 {
+    if (boot_exch_armed())
+        return boot_exch_init(info);
     memset(info, 0, sizeof *info);
     memset(&B, 0, sizeof B);
 
@@ -212,6 +214,8 @@ int boot_init(boot_info_t *info)
 
 int boot_put(const char *key, const void *data, size_t len)
 {
+    if (boot_exch_armed())
+        return boot_exch_put(key, data, len);
     if (B.singleton) {
         struct kv *kv = calloc(1, sizeof *kv);
         if (!kv || !(kv->key = strdup(key)) || !(kv->val = malloc(len ? len : 1))) {
@@ -241,6 +245,8 @@ int boot_put(const char *key, const void *data, size_t len)
 
 int boot_fence(int collect_data)
 {
+    if (boot_exch_armed())
+        return boot_exch_fence(collect_data);
     if (B.singleton)
         return VC_SUCCESS;
     pmix_status_t rc;
@@ -265,6 +271,8 @@ int boot_fence(int collect_data)
 
 int boot_get(int rank, const char *key, void *buf, size_t *len)
 {
+    if (boot_exch_armed())
+        return boot_exch_get(rank, key, buf, len);
     if (B.singleton) {
         for (struct kv *kv = B.local; kv; kv = kv->next)
             if (!strcmp(kv->key, key)) {
@@ -300,6 +308,8 @@ int boot_get(int rank, const char *key, void *buf, size_t *len)
 
 void boot_abort(int code, const char *msg)
 {
+    if (boot_exch_armed())
+        boot_exch_abort(code, msg);
     LOG_ERR("aborting the job: %s", msg);
     if (B.pmix_up)
         PMIx_Abort(code ? code : 1, msg, NULL, 0);
@@ -309,6 +319,8 @@ void boot_abort(int code, const char *msg)
 
 int boot_finalize(void)
 {
+    if (boot_exch_armed())
+        return boot_exch_finalize();
     int ret = VC_SUCCESS;
     if (B.pmix_up) {
         pmix_status_t rc = PMIx_Finalize(NULL, 0);

@@ -23,8 +23,8 @@
 int coll_comm_register(struct vc_comm *c);
 void coll_comm_release_cache(struct vc_comm *c);
 
-static int make_comm(uint32_t ctx, int rank, int size, int *world,
-                     struct vc_comm **out)
+/* also used by comm_create_group.c; takes ownership of world on success */
+int coll_make_comm(uint32_t ctx, int rank, int size, int *world, struct vc_comm **out)
 {
     struct vc_comm *c = calloc(1, sizeof *c);
     int rc;
@@ -66,7 +66,7 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
             return VC_ERR_NOMEM;
         memcpy(world, comm->world, (size_t)comm->size * sizeof *world);
     }
-    rc = make_comm(ctx, comm->rank, comm->size, world, newcomm);
+    rc = coll_make_comm(ctx, comm->rank, comm->size, world, newcomm);
     if (rc)
         free(world);
     return rc;
@@ -140,7 +140,7 @@ int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
         if (mem[i].rank == comm->rank)
             myrank = i;
     }
-    rc = make_comm(ctx, myrank, n, world, newcomm);
+    rc = coll_make_comm(ctx, myrank, n, world, newcomm);
     if (rc)
         free(world);
 out:

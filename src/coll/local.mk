@@ -18,3 +18,4 @@ libvcoll_int_la_SOURCES += \
 	src/coll/reduce_scatter_pairwise.c src/coll/reduce_scatter_ring.c \
 	src/coll/scan_recursive_doubling.c src/coll/exscan_recursive_doubling.c \
 	src/coll/shm_flags.c
+libvcoll_int_la_SOURCES += src/coll/comm_create_group.c

@@ -1,3 +1,6 @@
 bin_PROGRAMS += src/tools/vcoll_info
 src_tools_vcoll_info_SOURCES = src/tools/vcoll_info.c
 src_tools_vcoll_info_LDADD = libvcoll_int.la $(VC_LIBS)
+# where the MPI drop-ins built beside it are installed, for their preload lines
+src_tools_vcoll_info_CPPFLAGS = $(AM_CPPFLAGS) -DVC_LIBDIR='"$(libdir)"' \
+	-DVC_MPI_DROPINS='"$(VC_MPI_DROPINS)"'

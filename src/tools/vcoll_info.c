@@ -112,6 +112,21 @@ static void show_selection(const net_vport_t *ports, int n, int nlocal,
     free(names);
 }
 
+/* the exact line that runs an unmodified MPI program's collectives on vcoll */
+static void show_mpi_dropins(void)
+{
+    const char *built = VC_MPI_DROPINS;
+    if (!*built)
+        return;
+    printf("MPI drop-in (an unmodified MPI program's collectives on vcoll):\n");
+    if (strstr(built, "openmpi"))
+        printf("  Open MPI: mpirun -x LD_PRELOAD=%s/libvcoll_mpi_openmpi.so ./app\n",
+               VC_LIBDIR);
+    if (strstr(built, "mpich"))
+        printf("  MPICH:    mpiexec -genv LD_PRELOAD %s/libvcoll_mpi_mpich.so ./app\n",
+               VC_LIBDIR);
+}
+
 static void show_config(void)
 {
     printf("Configuration (environment variables):\n");
@@ -163,6 +178,8 @@ int main(int argc, char **argv)
     printf("Transports built in: self%s rc%s\n", net_shm_open ? " shm" : "",
            net_ud_open ? " ud" : "");
 
+    if (plain)
+        show_mpi_dropins();
     if (plain || devices) {
         const char *g = getenv("VCOLL_GID_INDEX");
         net_vport_t *ports = NULL;

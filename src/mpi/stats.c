@@ -1,0 +1,79 @@
+/*
+ * stats.c -- how many calls of each intercepted function ran on vcoll and
+ * how many fell back (VCOLL_MPI_STATS=1: summed over ranks, printed by rank
+ * 0 at MPI_Finalize), and why a call fell back (VCOLL_LOG=debug).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "vcmpi.h"
+
+static const char *const fn_name[FN_COUNT] = {
+#define VCMPI_NAME(n) "MPI_" #n,
+    VCMPI_FUNCS(VCMPI_NAME)
+#undef VCMPI_NAME
+};
+
+/* counters are per process and only summed at the end: a relaxed atomic
+   add keeps MPI_THREAD_MULTIPLE programs exact without a lock */
+static void count(uint64_t *c)
+{
+    __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+void vcmpi_log(const char *fmt, ...)
+{
+    if (!vcmpi.debug)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "vcoll_mpi[%d]: %s\n", vcmpi.rank, line);
+}
+
+void vcmpi_fallback(int fn, const char *why)
+{
+    count(&vcmpi.fallback[fn]);
+    vcmpi_log("%s falls back to MPI: %s", fn_name[fn], why);
+}
+
+int vcmpi_finish(int fn, MPI_Comm comm, int rc, MPI_Request *req, vc_request_t vr,
+                 void *keep, int *ret)
+{
+    /* refusals of the arguments themselves, before any traffic */
+    if (rc == VC_ERR_DTYPE || rc == VC_ERR_OP || rc == VC_ERR_UNSUPPORTED) {
+        free(keep);
+        vcmpi_fallback(fn, vc_strerror(rc));
+        return 0;
+    }
+    count(&vcmpi.taken[fn]);
+    if (rc) {
+        free(keep);
+        *ret = vcmpi_error(comm, rc);
+    } else if (req) {
+        *ret = vcmpi_req_start(comm, vr, keep, req);
+    } else {
+        free(keep);
+        *ret = MPI_SUCCESS;
+    }
+    return 1;
+}
+
+void vcmpi_report(void)
+{
+    uint64_t mine[2 * FN_COUNT], sum[2 * FN_COUNT];
+    for (int i = 0; i < FN_COUNT; i++) {
+        mine[i] = __atomic_load_n(&vcmpi.taken[i], __ATOMIC_RELAXED);
+        mine[FN_COUNT + i] = __atomic_load_n(&vcmpi.fallback[i], __ATOMIC_RELAXED);
+    }
+    if (PMPI_Reduce(mine, sum, 2 * FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, vcmpi.priv) !=
+        MPI_SUCCESS || vcmpi.rank != 0)
+        return;
+    for (int i = 0; i < FN_COUNT; i++)
+        if (sum[i] || sum[FN_COUNT + i])
+            fprintf(stderr, "vcoll_mpi: %s taken=%llu fallback=%llu\n", fn_name[i],
+                    (unsigned long long)sum[i], (unsigned long long)sum[FN_COUNT + i]);
+    fflush(stderr);
+}

@@ -1,0 +1,43 @@
+/*
+ * weak.h -- vcoll entry points the drop-in may find missing at run time.
+ *
+ * libvcoll 0.1 had five collectives and no thread levels; a newer drop-in
+ * loaded beside such a libvcoll.so must still work. These references are
+ * weak: a missing one reads as NULL and that call falls back to MPI
+ * ("not in this libvcoll"), instead of the whole program failing to load.
+ */
+#ifndef VCMPI_WEAK_H
+#define VCMPI_WEAK_H
+
+#include "vcoll.h"
+
+#pragma weak vc_init_thread
+#pragma weak vc_gather
+#pragma weak vc_gatherv
+#pragma weak vc_scatter
+#pragma weak vc_scatterv
+#pragma weak vc_allgatherv
+#pragma weak vc_alltoall
+#pragma weak vc_alltoallv
+#pragma weak vc_reduce_scatter_block
+#pragma weak vc_reduce_scatter
+#pragma weak vc_scan
+#pragma weak vc_exscan
+#pragma weak vc_ireduce
+#pragma weak vc_iallgather
+#pragma weak vc_igather
+#pragma weak vc_igatherv
+#pragma weak vc_iscatter
+#pragma weak vc_iscatterv
+#pragma weak vc_iallgatherv
+#pragma weak vc_ialltoall
+#pragma weak vc_ialltoallv
+#pragma weak vc_ireduce_scatter_block
+#pragma weak vc_ireduce_scatter
+#pragma weak vc_iscan
+#pragma weak vc_iexscan
+
+/* both forms present: the blocking one (b) and the non-blocking one (i) */
+#define VCMPI_HAVE(b, i) ((void *)(b) != NULL && (void *)(i) != NULL)
+
+#endif

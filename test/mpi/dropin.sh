@@ -1,0 +1,125 @@
+#!/bin/bash
+# dropin.sh -- the MPI drop-in (libvcoll_mpi_<mpi>.so) under real launchers.
+# For each MPI built: test/mpi/<mpi>/mpi_coll at np 1..8 without and with
+# LD_PRELOAD (same answers; the VCOLL_MPI_STATS=1 lines absent without it,
+# well-formed and taken > 0 with it); the project's MPI programs (mpi_osu_*,
+# pingpong -DPINGPONG_MPI) preloaded. Open MPI under mpirun (PMIx bootstrap,
+# and VCOLL_MPI_BOOT=exchange), srun --mpi=pmix when a local Slurm is up,
+# MPICH under hydra (mpiexec.mpich: the exchange bootstrap).
+# Run by `make check` from the top build directory.
+set -u
+builddir=${builddir:-.}
+b=$(cd "$builddir" && pwd)
+NPMAX=${NPMAX:-8}
+T=${T:-120}
+export LD_LIBRARY_PATH=$b/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dropin.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0 ran=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -25; }
+
+# launch MPI NP PRELOAD(0/1) [ENV=VAL...] -- PROG ARGS...
+launch() {
+    local mpi=$1 np=$2 pre=$3 envs=() lib=
+    shift 3
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    [ "$pre" = 1 ] && lib=$b/.libs/libvcoll_mpi_$mpi.so
+    envs+=(VCOLL_MPI_STATS=1)
+    case $mpi:${LAUNCHER:-} in
+    openmpi:srun)
+        env "${envs[@]}" ${lib:+LD_PRELOAD=$lib} timeout "$T" \
+            srun --mpi=pmix -N1 -n "$np" "$@" ;;
+    openmpi:*)
+        local x=()
+        for e in "${envs[@]}"; do x+=(-x "$e"); done
+        timeout "$T" mpirun.openmpi --oversubscribe --allow-run-as-root \
+            --mca oob_tcp_if_include lo --mca btl self,vader -np "$np" \
+            "${x[@]}" ${lib:+-x LD_PRELOAD=$lib} -x LD_LIBRARY_PATH "$@" ;;
+    mpich:*)
+        local g=()
+        for e in "${envs[@]}"; do g+=(-genv "${e%%=*}" "${e#*=}"); done
+        timeout "$T" mpiexec.mpich -np "$np" "${g[@]}" ${lib:+-genv LD_PRELOAD "$lib"} \
+            -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" "$@" ;;
+    esac > "$tmp/out" 2>&1
+}
+
+# the stats lines: none without the preload; with it, all well-formed and
+# the named functions taken at least once
+stats_ok() {   # pre funcs...
+    local pre=$1 f n
+    shift
+    if [ "$pre" = 0 ]; then
+        ! grep -q '^vcoll_mpi:' "$tmp/out"
+        return
+    fi
+    grep '^vcoll_mpi:' "$tmp/out" | grep -vqE '^vcoll_mpi: MPI_[A-Za-z_]+ taken=[0-9]+ fallback=[0-9]+$' && return 1
+    for f in "$@"; do
+        n=$(sed -n "s/^vcoll_mpi: MPI_$f taken=\([0-9]*\) fallback=[0-9]*\$/\1/p" "$tmp/out")
+        [ -n "$n" ] && [ "$n" -gt 0 ] || { echo "    MPI_$f taken=${n:-none}"; return 1; }
+    done
+}
+
+suite() {   # mpi, label, nps..., [env...]
+    local mpi=$1 label=$2 nps=$3 np pre
+    shift 3
+    for np in $nps; do
+        for pre in 0 1; do
+            ran=$((ran + 1))
+            if launch "$mpi" "$np" "$pre" "$@" -- "$b/test/mpi/$mpi/mpi_coll" &&
+               grep -q 'all checks passed' "$tmp/out" &&
+               stats_ok "$pre" Barrier Bcast Reduce Allreduce Allgather Ibcast Iallreduce; then
+                ok
+            else
+                bad "$label mpi_coll np=$np preload=$pre"
+            fi
+        done
+    done
+}
+
+programs() {   # mpi, label
+    local mpi=$1 label=$2 np t
+    for np in 2 4; do
+        for t in allreduce bcast reduce allgather barrier; do
+            ran=$((ran + 1))
+            local f=allreduce
+            case $t in bcast) f=Bcast ;; reduce) f=Reduce ;; allgather) f=Allgather ;;
+                       barrier) f=Barrier ;; *) f=Allreduce ;; esac
+            if launch "$mpi" "$np" 1 -- "$b/src/tools/osu/$mpi/mpi_osu_$t" -m 1:4096 -i 50 &&
+               grep -q '^4096\|^0 ' "$tmp/out" && stats_ok 1 "$f"; then
+                ok
+            else
+                bad "$label mpi_osu_$t np=$np preloaded"
+            fi
+        done
+    done
+    ran=$((ran + 1))
+    if launch "$mpi" 2 1 -- "$b/test/mpi/$mpi/pingpong_mpi" -m 4096 -i 100 && stats_ok 1; then
+        ok
+    else
+        bad "$label pingpong_mpi np=2 preloaded"
+    fi
+}
+
+nps=$(seq 1 "$NPMAX" | tr '\n' ' ')
+if [ -x "$b/test/mpi/openmpi/mpi_coll" ] && [ -f "$b/.libs/libvcoll_mpi_openmpi.so" ] &&
+   command -v mpirun.openmpi >/dev/null; then
+    suite openmpi "mpirun" "$nps"
+    suite openmpi "mpirun, exchange bootstrap" "2 5" VCOLL_MPI_BOOT=exchange
+    programs openmpi "mpirun"
+    if command -v srun >/dev/null && sinfo -h -o %T 2>/dev/null | grep -q idle; then
+        LAUNCHER=srun suite openmpi "srun --mpi=pmix" "1 2 4"
+    else
+        echo "srun: no Slurm controller is up (contrib/slurm-local.sh start): skipped"
+    fi
+fi
+if [ -x "$b/test/mpi/mpich/mpi_coll" ] && [ -f "$b/.libs/libvcoll_mpi_mpich.so" ] &&
+   command -v mpiexec.mpich >/dev/null; then
+    suite mpich "hydra" "$nps"
+    programs mpich "hydra"
+fi
+echo "dropin: $pass passed, $fail failed of $ran"
+[ "$ran" -gt 0 ] || { echo "SKIP: no MPI drop-in built"; exit 77; }
+[ "$fail" -eq 0 ]

@@ -1,0 +1,24 @@
+# test/mpi: the MPI drop-in under real MPI launchers. The test programs are
+# plain MPI programs, built with each MPI's wrapper like the OSU MPI builds
+# (plain rules: automake has no per-target CC).
+MPI_TEST_DEPS = $(srcdir)/test/mpi/mpi_coll.c
+check_SCRIPTS =
+if HAVE_MPICC_OMPI
+check_SCRIPTS += test/mpi/openmpi/mpi_coll test/mpi/openmpi/pingpong_mpi
+endif
+if HAVE_MPICC_MPICH
+check_SCRIPTS += test/mpi/mpich/mpi_coll test/mpi/mpich/pingpong_mpi
+endif
+CLEANFILES += $(check_SCRIPTS)
+
+test/mpi/openmpi/mpi_coll: $(srcdir)/test/mpi/mpi_coll.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_OMPI) $(CFLAGS) -Wall -Wno-stringop-overflow -o $@ $<
+test/mpi/mpich/mpi_coll: $(srcdir)/test/mpi/mpi_coll.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_MPICH) $(CFLAGS) -Wall -Wno-stringop-overflow -o $@ $<
+test/mpi/openmpi/pingpong_mpi: $(srcdir)/examples/pingpong.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_OMPI) $(CFLAGS) -Wno-stringop-overflow -DPINGPONG_MPI -o $@ $<
+test/mpi/mpich/pingpong_mpi: $(srcdir)/examples/pingpong.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_MPICH) $(CFLAGS) -Wno-stringop-overflow -DPINGPONG_MPI -o $@ $<
+
+TESTS += test/mpi/dropin.sh
+EXTRA_DIST += test/mpi/dropin.sh test/mpi/mpi_coll.c
