@@ -8,3 +8,9 @@ EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.l
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
 .PHONY: check-verbs
+
+# multi-node agreement check (built with `make check`, run by the guest
+# suite on emulated nodes; it passes on one node too)
+check_PROGRAMS += test/verbs/mp_nodes
+test_verbs_mp_nodes_SOURCES = test/verbs/mp_nodes.c test/mp/mp_util.h
+test_verbs_mp_nodes_LDADD = libvcoll_int.la
