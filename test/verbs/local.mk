@@ -3,7 +3,8 @@
 # run `make check-verbs` explicitly.
 EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
-	test/verbs/rc-error.sh test/verbs/ud-busy.sh
+	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/nodes.list \
+	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh
 
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
