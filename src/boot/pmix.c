@@ -49,14 +49,20 @@ static int get_uint(const pmix_proc_t *p, const char *key, int optional, long *o
     return ok;
 }
 
-static int get_string(const pmix_proc_t *p, const char *key, char **out)
+/* node: NULL, or ask about that node (job-level data of another node) */
+static int get_string_qual(const pmix_proc_t *p, const char *node, const char *key,
+                           char **out)
 {
     pmix_value_t *val = NULL;
-    pmix_info_t info;
+    pmix_info_t info[2];
     bool t = true;
-    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &t, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Get(p, key, &info, 1, &val);
-    PMIX_INFO_DESTRUCT(&info);
+    PMIX_INFO_LOAD(&info[0], PMIX_OPTIONAL, &t, PMIX_BOOL);
+    if (node)
+        PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, node, PMIX_STRING);
+    pmix_status_t rc = PMIx_Get(p, key, info, node ? 2 : 1, &val);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    if (node)
+        PMIX_INFO_DESTRUCT(&info[1]);
     if (rc != PMIX_SUCCESS || !val)
         return -1;
     int ok = -1;
@@ -66,6 +72,18 @@ static int get_string(const pmix_proc_t *p, const char *key, char **out)
     }
     PMIX_VALUE_RELEASE(val);
     return ok;
+}
+
+static int get_string(const pmix_proc_t *p, const char *key, char **out)
+{
+    return get_string_qual(p, NULL, key, out);
+}
+
+static int get_string_on(const char *node, const char *key, char **out)
+{
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    return get_string_qual(&wild, node, key, out);
 }
 
 /* "0,1,2,3" or ranges "0-3,8" -> sorted list */
@@ -93,9 +111,10 @@ static int parse_peers(const char *s, int size, int **out, int *n)
     return VC_SUCCESS;
 }
 
-/* One list of ranks per node, from PMIx's job-level node data: a call per
- * node (PMIx_Resolve_peers reads the map PMIx keeps for the job), never one
- * per rank, so it scales to 100k ranks. */
+/* One list of ranks per node, from PMIx's job-level node data: a lookup per
+ * node, never one per rank, so it scales to 100k ranks. PMIX_OPTIONAL keeps
+ * it local: PMIx_Resolve_peers has no such flag and, under Open MPI 4.1,
+ * waits forever for a node whose data its server never sent. */
 static int map_from_node_lists(boot_info_t *info, char *err, size_t errlen)
 {
     char *nodes = NULL;
@@ -114,21 +133,14 @@ static int map_from_node_lists(boot_info_t *info, char *err, size_t errlen)
     char *save = NULL;
     for (char *name = strtok_r(nodes, ",", &save); name && !ret && k < nlists;
          name = strtok_r(NULL, ",", &save), k++) {
-        pmix_proc_t *procs = NULL;
-        size_t np = 0;
-        rc = PMIx_Resolve_peers(name, B.me.nspace, &procs, &np);
-        if (rc != PMIX_SUCCESS || (np && !procs)) {
-            snprintf(err, errlen, "PMIx_Resolve_peers(%s): %s", name, PMIx_Error_string(rc));
+        char *peers = NULL;
+        if (get_string_on(name, PMIX_LOCAL_PEERS, &peers)) {
+            snprintf(err, errlen, "no PMIX_LOCAL_PEERS for node %s", name);
             ret = VC_ERR_BOOTSTRAP;
-        } else if (np && !(lists[k] = malloc(np * sizeof(int)))) {
-            ret = VC_ERR_NOMEM;
         } else {
-            for (size_t i = 0; i < np; i++)
-                lists[k][i] = (int)procs[i].rank;
-            counts[k] = (int)np;
+            ret = parse_peers(peers, info->size, &lists[k], &counts[k]);
         }
-        if (procs)
-            PMIX_PROC_FREE(procs, np);
+        free(peers);
     }
     if (!ret)
         ret = boot_nodemap_from_peers(info->size, k, (const int *const *)lists, counts,

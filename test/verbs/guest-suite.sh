@@ -88,14 +88,14 @@ run_one() {
   return 0
 }
 
-# Built programs live in $BUILD/test/mp (non-recursive automake); plain
+# Built programs live in $BUILD/test/mp or test/verbs (non-recursive automake); plain
 # commands (hostname, absolute paths) are accepted too, for harness checks.
 find_prog() {
   local p=$1 c
   case $p in
     /*) [[ -x $p ]] && { echo "$p"; return 0; } ;;
     */*) [[ -x $BUILD/$p ]] && { echo "$BUILD/$p"; return 0; } ;;
-    *) for c in "$BUILD/test/mp/$p" "$BUILD/$p"; do
+    *) for c in "$BUILD/test/mp/$p" "$BUILD/test/verbs/$p" "$BUILD/$p"; do
          [[ -f $c && -x $c ]] && { echo "$c"; return 0; }
        done
        command -v "$p" 2>/dev/null && return 0 ;;
