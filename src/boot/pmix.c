@@ -118,6 +118,7 @@ static int parse_peers(const char *s, int size, int **out, int *n)
 static int map_from_node_lists(boot_info_t *info, char *err, size_t errlen)
 {
     char *nodes = NULL;
+    LOG_DEBUG("node map: PMIx_Resolve_nodes");
     pmix_status_t rc = PMIx_Resolve_nodes(B.me.nspace, &nodes);
     if (rc != PMIX_SUCCESS || !nodes || !*nodes) {
         snprintf(err, errlen, "PMIx_Resolve_nodes: %s", PMIx_Error_string(rc));
@@ -134,6 +135,7 @@ static int map_from_node_lists(boot_info_t *info, char *err, size_t errlen)
     for (char *name = strtok_r(nodes, ",", &save); name && !ret && k < nlists;
          name = strtok_r(NULL, ",", &save), k++) {
         char *peers = NULL;
+        LOG_DEBUG("node map: PMIX_LOCAL_PEERS of node %s", name);
         if (get_string_on(name, PMIX_LOCAL_PEERS, &peers)) {
             snprintf(err, errlen, "no PMIX_LOCAL_PEERS for node %s", name);
             ret = VC_ERR_BOOTSTRAP;
@@ -165,6 +167,7 @@ static int map_from_hostnames(boot_info_t *info, char *err, size_t errlen)
     if (!host)
         return VC_ERR_NOMEM;
     int ret = VC_SUCCESS;
+    LOG_DEBUG("node map: PMIX_HOSTNAME of %d ranks", info->size);
     for (int r = 0; r < info->size && !ret; r++) {
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, B.me.nspace, (pmix_rank_t)r);
