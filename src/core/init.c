@@ -150,7 +150,7 @@ static int open_transports(struct vc_ctx *c)
        rank on another node dies, and UD must tell a busy peer (its detector
        answers) from a stopped one. A rank that cannot start one still
        runs; it only loses the bounded detection of silent deaths. */
-    if (remote && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
+    if ((c->rc || c->ud) && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
         LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
                  "only by a failed transfer");
 
