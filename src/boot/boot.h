@@ -9,16 +9,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A setting every rank must share (agree.c). name and names (value ->
+ * name table for enums, or NULL for numbers) are static strings. */
+#define BOOT_AGREE_MAX 16
+typedef struct boot_setting {
+    const char *name;
+    int64_t value;
+    const char *const *names;
+} boot_setting_t;
+
 typedef struct boot_info {
     int rank, size;
     int local_rank, local_size;
-    int node_id;            /* 0..nnodes-1 */
+    /* The job-wide node map: the same on every rank (nodes.c numbers nodes
+     * by their lowest rank), so choices made from it agree job-wide. */
+    int node_id;            /* my node, 0..nnodes-1 */
     int nnodes;
     int *local_peers;       /* world ranks on my node, sorted, local_size entries */
-    int *node_of;           /* node id for each world rank (size entries) */
+    int *node_of;           /* node id of every world rank (size entries) */
+    char node_name[64];     /* my node's name as the launcher gave it */
+    const char *map_source; /* where the node map came from (for the info log) */
     char jobid[256];        /* PMIx nspace: unique per job */
     int singleton;          /* no launcher: a 1-rank job */
     const char *launcher;   /* "mpirun", "srun", "singleton", "pmix" */
+    boot_setting_t agree[BOOT_AGREE_MAX];
+    int nagree;
 } boot_info_t;
 
 int boot_init(boot_info_t *info);
@@ -32,9 +47,38 @@ int boot_get(int rank, const char *key, void *buf, size_t *len);
 void boot_abort(int code, const char *msg);
 int boot_finalize(void);
 void boot_info_free(boot_info_t *info);
-/* nodes.c: remote peers of the rank that has the most of them (the job size
- * minus the smallest node's ranks); the same number on every rank */
+/* nodes.c (pure). Remote peers of the rank that has the most of them (the
+ * job size minus the smallest node's ranks); the same number on every rank. */
 int boot_max_remote_peers(const boot_info_t *info);
+/* Renumber node_of[] so nodes are 0.. in the order of their lowest rank;
+ * every entry must be in 0..size-1. *nnodes = nodes that hold a rank. */
+int boot_nodemap_canon(int size, int *node_of, int *nnodes, char *err, size_t errlen);
+/* From one rank list per node (nlists lists, npeers[i] entries each). Every
+ * rank must be on exactly one list; otherwise VC_ERR_BOOTSTRAP + err. */
+int boot_nodemap_from_peers(int size, int nlists, const int *const *peers,
+                            const int *npeers, int *node_of, int *nnodes,
+                            char *err, size_t errlen);
+/* From each rank's host name: equal names share a node. */
+int boot_nodemap_from_hosts(int size, const char *const *host_of, int *node_of,
+                            int *nnodes, char *err, size_t errlen);
+/* count[n] = ranks on node n (count has nnodes entries) */
+int boot_node_sizes(int size, int nnodes, const int *node_of, int *count);
+uint64_t boot_nodemap_digest(int size, const int *node_of);
+/* "6 ranks on 3 nodes, ranks per node 1,2,3; this rank on node 1 (nodeB) with 2 ranks" */
+int boot_nodemap_describe(const boot_info_t *info, char *buf, size_t len);
+
+/* agree.c: job-wide settings. Add them, publish before the fence, then check
+ * against a peer (rank 0 after the fence; a peer whose endpoint is missing):
+ * VC_SUCCESS, VC_ERR_ARG with msg naming the setting and both ranks, or
+ * VC_ERR_BOOTSTRAP when the peer published none. */
+int boot_agree_add(boot_info_t *info, const char *name, int64_t value,
+                   const char *const *names);
+int boot_agree_publish(const boot_info_t *info);
+int boot_agree_check(const boot_info_t *info, int peer, char *msg, size_t len);
+/* pure: 1 (and msg) when theirs[] differs from mine[] (n entries each) */
+int boot_agree_diff(const boot_setting_t *mine, int n, int me, const int64_t *theirs,
+                    int them, char *msg, size_t len);
+uint32_t boot_agree_names_hash(const boot_setting_t *s, int n);
 
 /* exchange.c: the backend behind vc_bootstrap_exchange. While armed (from
  * vc_bootstrap_exchange to boot_finalize) every boot_* call above goes to

@@ -49,14 +49,20 @@ static int get_uint(const pmix_proc_t *p, const char *key, int optional, long *o
     return ok;
 }
 
-static int get_string(const pmix_proc_t *p, const char *key, char **out)
+/* node: NULL, or ask about that node (job-level data of another node) */
+static int get_string_qual(const pmix_proc_t *p, const char *node, const char *key,
+                           char **out)
 {
     pmix_value_t *val = NULL;
-    pmix_info_t info;
+    pmix_info_t info[2];
     bool t = true;
-    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &t, PMIX_BOOL);
-    pmix_status_t rc = PMIx_Get(p, key, &info, 1, &val);
-    PMIX_INFO_DESTRUCT(&info);
+    PMIX_INFO_LOAD(&info[0], PMIX_OPTIONAL, &t, PMIX_BOOL);
+    if (node)
+        PMIX_INFO_LOAD(&info[1], PMIX_HOSTNAME, node, PMIX_STRING);
+    pmix_status_t rc = PMIx_Get(p, key, info, node ? 2 : 1, &val);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    if (node)
+        PMIX_INFO_DESTRUCT(&info[1]);
     if (rc != PMIX_SUCCESS || !val)
         return -1;
     int ok = -1;
@@ -66,6 +72,18 @@ static int get_string(const pmix_proc_t *p, const char *key, char **out)
     }
     PMIX_VALUE_RELEASE(val);
     return ok;
+}
+
+static int get_string(const pmix_proc_t *p, const char *key, char **out)
+{
+    return get_string_qual(p, NULL, key, out);
+}
+
+static int get_string_on(const char *node, const char *key, char **out)
+{
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    return get_string_qual(&wild, node, key, out);
 }
 
 /* "0,1,2,3" or ranges "0-3,8" -> sorted list */
@@ -93,6 +111,132 @@ static int parse_peers(const char *s, int size, int **out, int *n)
     return VC_SUCCESS;
 }
 
+/* One list of ranks per node, from PMIx's job-level node data: a lookup per
+ * node, never one per rank, so it scales to 100k ranks. PMIX_OPTIONAL keeps
+ * it local: PMIx_Resolve_peers has no such flag and, under Open MPI 4.1,
+ * waits forever for a node whose data its server never sent. */
+static int map_from_node_lists(boot_info_t *info, char *err, size_t errlen)
+{
+    char *nodes = NULL;
+    LOG_DEBUG("node map: PMIx_Resolve_nodes");
+    pmix_status_t rc = PMIx_Resolve_nodes(B.me.nspace, &nodes);
+    if (rc != PMIX_SUCCESS || !nodes || !*nodes) {
+        snprintf(err, errlen, "PMIx_Resolve_nodes: %s", PMIx_Error_string(rc));
+        free(nodes);
+        return VC_ERR_BOOTSTRAP;
+    }
+    int nlists = 1;
+    for (const char *p = nodes; *p; p++)
+        nlists += *p == ',';
+    int **lists = calloc((size_t)nlists, sizeof *lists);
+    int *counts = calloc((size_t)nlists, sizeof *counts);
+    int ret = lists && counts ? VC_SUCCESS : VC_ERR_NOMEM, k = 0;
+    char *save = NULL;
+    for (char *name = strtok_r(nodes, ",", &save); name && !ret && k < nlists;
+         name = strtok_r(NULL, ",", &save), k++) {
+        char *peers = NULL;
+        LOG_DEBUG("node map: PMIX_LOCAL_PEERS of node %s", name);
+        if (get_string_on(name, PMIX_LOCAL_PEERS, &peers)) {
+            snprintf(err, errlen, "no PMIX_LOCAL_PEERS for node %s", name);
+            ret = VC_ERR_BOOTSTRAP;
+        } else {
+            ret = parse_peers(peers, info->size, &lists[k], &counts[k]);
+        }
+        free(peers);
+    }
+    if (!ret)
+        ret = boot_nodemap_from_peers(info->size, k, (const int *const *)lists, counts,
+                                      info->node_of, &info->nnodes, err, errlen);
+    for (int i = 0; lists && i < nlists; i++)
+        free(lists[i]);
+    free(lists);
+    free(counts);
+    free(nodes);
+    return ret;
+}
+
+/* The host name of every rank: one local lookup per rank in data the PMIx
+ * server already delivered with the job (no server round trip). Used only
+ * when the per-node lists are incomplete: Open MPI 4.1's server (ORTE) was
+ * measured to answer PMIx_Resolve_peers only for some nodes (a rank on the
+ * second of three nodes resolves the first two), while it gives every rank's
+ * PMIX_HOSTNAME. */
+static int map_from_hostnames(boot_info_t *info, char *err, size_t errlen)
+{
+    char **host = calloc((size_t)info->size, sizeof *host);
+    if (!host)
+        return VC_ERR_NOMEM;
+    int ret = VC_SUCCESS;
+    LOG_DEBUG("node map: PMIX_HOSTNAME of %d ranks", info->size);
+    for (int r = 0; r < info->size && !ret; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, B.me.nspace, (pmix_rank_t)r);
+        if (get_string(&p, PMIX_HOSTNAME, &host[r])) {
+            snprintf(err, errlen, "no PMIX_HOSTNAME for rank %d", r);
+            ret = VC_ERR_BOOTSTRAP;
+        }
+    }
+    if (!ret)
+        ret = boot_nodemap_from_hosts(info->size, (const char *const *)host, info->node_of,
+                                      &info->nnodes, err, errlen);
+    for (int r = 0; r < info->size; r++)
+        free(host[r]);
+    free(host);
+    return ret;
+}
+
+/* Fill node_of, nnodes, node_id and node_name; check them against
+ * PMIX_LOCAL_PEERS, which every launcher gives and transports rely on. */
+static int load_nodemap(boot_info_t *info)
+{
+    char *name = NULL;
+    if (get_string(&B.me, PMIX_HOSTNAME, &name) == 0) {
+        snprintf(info->node_name, sizeof info->node_name, "%s", name);
+        free(name);
+    } else if (gethostname(info->node_name, sizeof info->node_name)) {
+        info->node_name[0] = 0;
+    }
+    info->node_name[sizeof info->node_name - 1] = 0;
+    info->node_of = malloc((size_t)info->size * sizeof(int));
+    if (!info->node_of)
+        return VC_ERR_NOMEM;
+
+    char err1[200] = "", err2[200] = "";
+    int rc;
+    if (info->local_size == info->size) {
+        for (int r = 0; r < info->size; r++)
+            info->node_of[r] = 0;
+        info->nnodes = 1;
+        info->map_source = "every rank is local (PMIX_LOCAL_PEERS)";
+    } else if ((rc = map_from_node_lists(info, err1, sizeof err1)) == VC_SUCCESS) {
+        info->map_source = "PMIx per-node peer lists";
+    } else if (rc == VC_ERR_NOMEM) {
+        return rc;
+    } else if ((rc = map_from_hostnames(info, err2, sizeof err2)) == VC_SUCCESS) {
+        info->map_source = "PMIx host name of each rank";
+        LOG_DEBUG("node map from host names (per-node lists incomplete: %s)", err1);
+    } else {
+        if (rc != VC_ERR_NOMEM)
+            LOG_ERR("cannot tell which node each rank is on: %s, and %s; vcoll needs a "
+                    "PMIx server that describes the job's nodes (mpirun, srun --mpi=pmix)",
+                    err1, err2);
+        return rc;
+    }
+    info->node_id = info->node_of[info->rank];
+    int mine = 0;
+    for (int r = 0; r < info->size; r++)
+        mine += info->node_of[r] == info->node_id;
+    int ok = mine == info->local_size;
+    for (int i = 0; ok && i < info->local_size; i++)
+        ok = info->node_of[info->local_peers[i]] == info->node_id;
+    if (!ok) {
+        LOG_ERR("PMIx contradicts itself: the node map (%s) puts %d ranks on this node, "
+                "PMIX_LOCAL_PEERS lists %d", info->map_source, mine, info->local_size);
+        return VC_ERR_BOOTSTRAP;
+    }
+    return VC_SUCCESS;
+}
+
 static int set_singleton(boot_info_t *info)
 {
     info->rank = 0;
@@ -108,6 +252,10 @@ static int set_singleton(boot_info_t *info)
     if (!info->local_peers || !info->node_of)
         return VC_ERR_NOMEM;
     snprintf(info->jobid, sizeof info->jobid, "singleton.%d", (int)getpid());
+    if (gethostname(info->node_name, sizeof info->node_name))
+        info->node_name[0] = 0;
+    info->node_name[sizeof info->node_name - 1] = 0;
+    info->map_source = "singleton";
     B.singleton = 1;
     return VC_SUCCESS;
 }
@@ -158,25 +306,17 @@ int boot_init(boot_info_t *info)
 
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
-    long size = 0, lrank = 0, lsize = 0, nodeid = 0, nnodes = 1;
+    long size = 0, lrank = 0;
     if (get_uint(&wild, PMIX_JOB_SIZE, 0, &size) || size < 1) {
         LOG_ERR("PMIx did not provide the job size (PMIX_JOB_SIZE)");
         return VC_ERR_BOOTSTRAP;
     }
     if (get_uint(&B.me, PMIX_LOCAL_RANK, 1, &lrank))
         lrank = 0;
-    if (get_uint(&wild, PMIX_LOCAL_SIZE, 1, &lsize) || lsize < 1)
-        lsize = 1;
-    if (get_uint(&B.me, PMIX_NODEID, 1, &nodeid))
-        nodeid = 0;
-    if (get_uint(&wild, PMIX_NUM_NODES, 1, &nnodes) || nnodes < 1)
-        nnodes = 1;
 
     info->rank = (int)B.me.rank;
     info->size = (int)size;
     info->local_rank = (int)lrank;
-    info->node_id = (int)nodeid;
-    info->nnodes = (int)nnodes;
     snprintf(info->jobid, sizeof info->jobid, "%s", B.me.nspace);
     info->launcher = !strncmp(B.me.nspace, "slurm.pmix", 10) ? "srun"
                    : getenv("OMPI_COMM_WORLD_SIZE") ? "mpirun" : "pmix";
@@ -190,26 +330,11 @@ int boot_init(boot_info_t *info)
             return r;
     }
     if (n < 1) {
-        /* no peer list: only myself is known to be local */
-        free(info->local_peers);
-        info->local_peers = calloc(1, sizeof(int));
-        if (!info->local_peers)
-            return VC_ERR_NOMEM;
-        info->local_peers[0] = info->rank;
-        n = 1;
+        LOG_ERR("PMIx did not say which ranks share this node (PMIX_LOCAL_PEERS)");
+        return VC_ERR_BOOTSTRAP;
     }
     info->local_size = n;
-    (void)lsize;
-    /* node_of: same node as me, or "elsewhere" (-1); enough to pick transports
-     * without one PMIx_Get per rank (which would not scale to 10k ranks). */
-    info->node_of = malloc((size_t)info->size * sizeof(int));
-    if (!info->node_of)
-        return VC_ERR_NOMEM;
-    for (int r = 0; r < info->size; r++)
-        info->node_of[r] = -1;
-    for (int i = 0; i < n; i++)
-        info->node_of[info->local_peers[i]] = info->node_id;
-    return VC_SUCCESS;
+    return load_nodemap(info);
 }
 
 int boot_put(const char *key, const void *data, size_t len)
@@ -289,7 +414,8 @@ int boot_get(int rank, const char *key, void *buf, size_t *len)
     pmix_value_t *val = NULL;
     pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &val);
     if (rc != PMIX_SUCCESS || !val) {
-        LOG_ERR("PMIx_Get(rank %d, %s) failed: %s", rank, key, PMIx_Error_string(rc));
+        /* the caller says what was missing and why it matters */
+        LOG_DEBUG("PMIx_Get(rank %d, %s) failed: %s", rank, key, PMIx_Error_string(rc));
         return VC_ERR_BOOTSTRAP;
     }
     int ret = VC_SUCCESS;

@@ -77,70 +77,96 @@ static void teardown(struct vc_ctx *c)
     boot_info_free(&c->boot);
 }
 
+static const char *const net_cfg_names[] = {"auto", "shm", "rc", "ud", NULL};
+
+/* Everything that must be the same on every rank, or ranks pick different
+ * transports, size shared rings differently or run different collective
+ * schedules (which hangs). Checked after the endpoint fence. */
+static int agree_settings(struct vc_ctx *c, const net_plan_t *plan)
+{
+    boot_info_t *b = &c->boot;
+    const vc_config_t *f = &c->cfg;
+    b->nagree = 0;
+    int rc = boot_agree_add(b, "VCOLL_NET", f->net, net_cfg_names);
+    rc |= boot_agree_add(b, "VCOLL_RC_MAX_PEERS", f->rc_max_peers, NULL);
+    rc |= boot_agree_add(b, "VCOLL_EAGER_LIMIT", (int64_t)f->eager_limit, NULL);
+    rc |= boot_agree_add(b, "VCOLL_SHM_CELLS", f->shm_cells, NULL);
+    rc |= boot_agree_add(b, "VCOLL_BARRIER_ALG", f->barrier_alg, cfg_barrier_algs);
+    rc |= boot_agree_add(b, "VCOLL_BCAST_ALG", f->bcast_alg, cfg_bcast_algs);
+    rc |= boot_agree_add(b, "VCOLL_REDUCE_ALG", f->reduce_alg, cfg_reduce_algs);
+    rc |= boot_agree_add(b, "VCOLL_ALLREDUCE_ALG", f->allreduce_alg, cfg_allreduce_algs);
+    rc |= boot_agree_add(b, "VCOLL_ALLGATHER_ALG", f->allgather_alg, cfg_allgather_algs);
+    /* the derived facts too: equal inputs with unequal maps would still split
+       the job between RC and UD */
+    rc |= boot_agree_add(b, "the number of nodes (PMIx)", b->nnodes, NULL);
+    rc |= boot_agree_add(b, "the most remote peers of a rank", plan->max_remote, NULL);
+    rc |= boot_agree_add(b, "the node map digest (PMIx)",
+                         (int64_t)boot_nodemap_digest(b->size, b->node_of), NULL);
+    rc |= boot_agree_add(b, "the transport to other nodes", plan->remote, net_kind_names);
+    return rc ? VC_ERR_ARG : boot_agree_publish(b);
+}
+
+static net_t *kind_net(struct vc_ctx *c, int kind)
+{
+    return kind == NET_KIND_SHM ? c->shm : kind == NET_KIND_RC ? c->rc
+         : kind == NET_KIND_UD ? c->ud : NULL;
+}
+
 static int open_transports(struct vc_ctx *c)
 {
     net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, NULL};
-    int nremote = 0, rc;
-    for (int r = 0; r < c->size; r++)
-        if (c->boot.node_of[r] != c->boot.node_id)
-            nremote++;
-
-    /* which transport serves remote peers (or, when forced, every peer) */
-    int want_shm = 0;
-    net_t **remote = NULL;
-    switch (c->cfg.net) {
-    case CFG_NET_AUTO:
-        want_shm = c->boot.local_size > 1;
-        if (c->boot.nnodes > 1) {
-            /* a job-wide number, so every rank picks the same transport */
-            int most = boot_max_remote_peers(&c->boot);
-            if (c->cfg.rc_max_peers > 0 && most > c->cfg.rc_max_peers) {
-                if (c->rank == 0)
-                    LOG_INFO("%d remote peers exceed VCOLL_RC_MAX_PEERS=%d: remote "
-                             "peers use UD", most, c->cfg.rc_max_peers);
-                remote = &c->ud;
-            } else {
-                remote = &c->rc;
-            }
-        }
-        break;
-    case CFG_NET_SHM:
-        if (nremote) {
-            LOG_ERR("VCOLL_NET=shm, but %d of %d ranks are on other nodes: shared memory "
-                    "cannot reach them; use VCOLL_NET=auto, rc or ud", nremote, c->size);
-            return VC_ERR_TRANSPORT;
-        }
-        want_shm = c->boot.local_size > 1;
-        break;
-    case CFG_NET_RC:
-        remote = c->size > 1 ? &c->rc : NULL;
-        break;
-    case CFG_NET_UD:
-        remote = c->size > 1 ? &c->ud : NULL;
-        break;
+    net_plan_t plan;
+    char err[320];
+    int rc = net_plan(&c->cfg, &c->boot, &plan, err, sizeof err);
+    if (rc) {
+        LOG_ERR("%s", err);
+        return rc;
     }
-    int forced = c->cfg.net == CFG_NET_RC || c->cfg.net == CFG_NET_UD;
+    char layout[256] = "";
+    boot_nodemap_describe(&c->boot, layout, sizeof layout);
+    if (c->boot.local_rank == 0)
+        LOG_INFO("node layout: %s (map from %s)", layout, c->boot.map_source);
+    if (c->rank == 0)
+        LOG_INFO("transports: same node %s, other nodes %s%s%s%s",
+                 net_kind_names[plan.local], net_kind_names[plan.remote],
+                 plan.why[0] ? " (" : "", plan.why, plan.why[0] ? ")" : "");
 
+    int want[] = {plan.local, plan.remote};
     if ((rc = net_self_open(c, &up, &c->self)))
         return rc;
-    if (want_shm && (rc = net_shm_open(c, &up, &c->shm)))
-        return rc;
-    if (remote == &c->rc && (rc = net_rc_open(c, &up, &c->rc)))
-        return rc;
-    if (remote == &c->ud && (rc = net_ud_open(c, &up, &c->ud)))
+    for (int i = 0; i < 2; i++) {
+        if (want[i] == NET_KIND_SHM && !c->shm)
+            rc = net_shm_open(c, &up, &c->shm);
+        else if (want[i] == NET_KIND_RC && !c->rc)
+            rc = net_rc_open(c, &up, &c->rc);
+        else if (want[i] == NET_KIND_UD && !c->ud)
+            rc = net_ud_open(c, &up, &c->ud);
+        if (rc)
+            return rc;
+    }
+    if ((rc = agree_settings(c, &plan)))
         return rc;
     /* verbs peers get a liveness detector: no launcher tells us when a
        rank on another node dies, and UD must tell a busy peer (its detector
        answers) from a stopped one. A rank that cannot start one still
        runs; it only loses the bounded detection of silent deaths. */
-    if (remote && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
+    if ((c->rc || c->ud) && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
         LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
                  "only by a failed transfer");
 
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(1)))
         return rc;
+    /* One Get, and no rank goes on with settings rank 0 does not share. A
+     * rank cannot make the others leave their next fence, so a mismatch ends
+     * the job (with the message) rather than leaving it hanging. */
+    if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
+        boot_abort(VC_ERR_ARG, err);
 
+    for (int r = 0; r < c->size; r++)
+        c->net_of[r] = r == c->rank ? c->self
+                     : kind_net(c, c->boot.node_of[r] == c->boot.node_id ? plan.local
+                                                                           : plan.remote);
     if (c->shm && (rc = net_shm_connect(c->shm, c)))
         return rc;
     if (c->rc) {
@@ -148,7 +174,7 @@ static int open_transports(struct vc_ctx *c)
         if (!rc_peers)
             return VC_ERR_NOMEM;
         for (int r = 0; r < c->size; r++)
-            if (r != c->rank && (forced || c->boot.node_of[r] != c->boot.node_id))
+            if (c->net_of[r] == c->rc)
                 rc_peers[nrc++] = r;
         rc = net_rc_connect(c->rc, c, rc_peers, nrc);
         free(rc_peers);
@@ -156,14 +182,6 @@ static int open_transports(struct vc_ctx *c)
             return rc;
     }
     /* UD connects lazily, on the first packet to or from a peer */
-    for (int r = 0; r < c->size; r++) {
-        if (r == c->rank)
-            c->net_of[r] = c->self;
-        else if (c->shm && c->boot.node_of[r] == c->boot.node_id && !forced)
-            c->net_of[r] = c->shm;
-        else
-            c->net_of[r] = *remote;
-    }
     /* second fence: everyone has mapped the shm segment, its name can go */
     if (c->size > 1 && (rc = boot_fence(0)))
         return rc;

@@ -76,6 +76,26 @@ struct net {
     net_upcalls_t up;
 };
 
+/* plan.c: the transport for this rank's peers on its own node (local) and
+ * on other nodes (remote), from the job-wide node map and the config only,
+ * so it comes out the same on every rank that shares them. */
+enum { NET_KIND_NONE, NET_KIND_SHM, NET_KIND_RC, NET_KIND_UD };
+extern const char *const net_kind_names[];   /* indexed by NET_KIND_* */
+struct vc_config;
+struct boot_info;
+typedef struct net_plan {
+    int local, remote;        /* NET_KIND_*; NONE when there is no such peer */
+    int max_remote;           /* job-wide: remote peers of the rank with most */
+    char why[160];            /* why remote peers use what they use */
+} net_plan_t;
+int net_plan(const struct vc_config *cfg, const struct boot_info *b, net_plan_t *p,
+             char *err, size_t errlen);
+/* A peer's endpoint blob is missing: if the peer's job-wide settings differ
+ * from ours, end the job naming the setting and both ranks (boot_abort);
+ * otherwise log why this transport cannot reach it. */
+struct vc_ctx;
+void net_peer_missing(struct vc_ctx *c, int peer, const char *what);
+
 /* pid_alive.c: 1 when the process (on this node) is gone or a zombie;
  * 0 for pid <= 0 (not known: the peer is on another node) */
 int net_pid_gone(pid_t pid);

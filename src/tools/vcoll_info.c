@@ -2,7 +2,12 @@
  * vcoll_info -- what vcoll sees on this node: version, verbs devices and
  * GIDs, which HCA each local rank would use (and why), transports, config.
  *
- *   vcoll_info [--all] [--devices] [--config] [--local-ranks N]
+ *   vcoll_info [--all] [--devices] [--config] [--job] [--local-ranks N]
+ *
+ * --job (also the default when started by a PMIx launcher): this job's node
+ * layout as the library computes it, and the transport each kind of peer
+ * would use, without opening any transport. Every rank prints one line, so
+ * `mpirun -np N vcoll_info --job` shows whether the ranks agree.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,7 @@
 #include "net/net.h"
 #include "net/verbs/device.h"
 #include "topo/topo.h"
+#include "boot/boot.h"
 
 /* Transports are reported by whether their entry points are linked in. */
 int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
@@ -142,15 +148,47 @@ static void show_config(void)
     }
 }
 
+static int show_job(void)
+{
+    vc_config_t cfg;
+    char err[320];
+    if (cfg_parse(&cfg, (const char *(*)(const char *))getenv, err, sizeof err)) {
+        printf("Job: configuration error: %s\n", err);
+        return 1;
+    }
+    boot_info_t b;
+    if (boot_init(&b) != VC_SUCCESS) {
+        boot_info_free(&b);
+        printf("Job: bootstrap failed (see the message above)\n");
+        return 1;
+    }
+    char layout[256] = "";
+    boot_nodemap_describe(&b, layout, sizeof layout);
+    net_plan_t p;
+    int rc = net_plan(&cfg, &b, &p, err, sizeof err);
+    printf("Job rank %d/%d (%s): %s; node map from %s; most remote peers of a rank %d; ",
+           b.rank, b.size, b.launcher, layout, b.map_source, boot_max_remote_peers(&b));
+    if (rc)
+        printf("transports: error: %s\n", err);
+    else
+        printf("transports: same node %s, other nodes %s%s%s%s\n", net_kind_names[p.local],
+               net_kind_names[p.remote], p.why[0] ? " (" : "", p.why, p.why[0] ? ")" : "");
+    fflush(stdout);
+    boot_info_free(&b);
+    boot_finalize();
+    return rc ? 1 : 0;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: vcoll_info [--all] [--devices] [--config] [--local-ranks N]\n"
-               "  (no option: version, devices, HCA selection, transports)\n");
+    fprintf(f, "usage: vcoll_info [--all] [--devices] [--config] [--job] [--local-ranks N]\n"
+               "  (no option: version, devices, HCA selection, transports, and the job's\n"
+               "  node layout when a launcher started it)\n");
 }
 
 int main(int argc, char **argv)
 {
-    int devices = 0, config = 0, nlocal = -1;
+    int devices = 0, config = 0, job = 0, nlocal = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--all"))
             devices = config = 1;
@@ -158,6 +196,8 @@ int main(int argc, char **argv)
             devices = 1;
         else if (!strcmp(argv[i], "--config"))
             config = 1;
+        else if (!strcmp(argv[i], "--job"))
+            job = 1;
         else if (!strcmp(argv[i], "--local-ranks") && i + 1 < argc)
             nlocal = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -168,7 +208,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    int plain = !devices && !config;
+    int plain = !devices && !config && !job;
+    if (job)   /* one line per rank, nothing else: easy to compare */
+        return show_job();
     if (nlocal < 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         nlocal = n > 0 ? (int)(n < 8 ? n : 8) : 1;
@@ -192,5 +234,7 @@ int main(int argc, char **argv)
     }
     if (config)
         show_config();
+    if (plain && getenv("PMIX_NAMESPACE"))
+        return show_job();
     return 0;
 }

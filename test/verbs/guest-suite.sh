@@ -5,20 +5,25 @@
 #
 #   guest-suite.sh --build DIR [--net rc[,ud]] [--np 2,3,4] [--hca rxe0,rxe1]
 #                  [--list FILE]... [--only REGEX] [--timeout SECS]
-#                  [--pre NAME=SHELLCMD]... [-v]
+#                  [--pre NAME=SHELLCMD]... [--nodes LAYOUT] [--map-by HOW] [-v]
 #
 # Programs come from test/mp/*.list (`<program> <np list> [ENV=VAL ...]`);
 # each is run for every np in both its own list and --np, once per --net.
 # `<program>@<net>` runs only on that net (e.g. UD loss injection).
 # --hca is exported as VCOLL_HCA; a comma list is indexed by local rank, so
 # rxe0,rxe1 splits the ranks across two devices.  --pre runs a shell command
-# first and counts it as a test.  One PASS/FAIL line per run, then
+# first and counts it as a test.  --nodes 2+2 (ranks per node) runs each
+# job on emulated nodes (contrib/vm/emulated-nodes.sh: one Open MPI daemon
+# and PMIx server per node, each with its own host name); np is then the
+# layout's total and only entries listing it run.  --map-by is passed to
+# mpirun (e.g. node: ranks round-robin over the nodes).  --net auto is
+# shm+rc (or shm+ud past VCOLL_RC_MAX_PEERS).  One PASS/FAIL line per run, then
 # "N passed, N failed"; exit 1 on any failure or when nothing ran.
 set -uo pipefail
 
 PROG=${0##*/}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILD='' NETS=rc NPS=2,3,4 HCA='' ONLY='' TMO=300 VERBOSE=0
+BUILD='' NETS=rc NPS=2,3,4 HCA='' ONLY='' TMO=300 VERBOSE=0 NODES='' MAPBY=''
 LISTS=() PRES=()
 
 usage() { sed -n '6,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
@@ -34,6 +39,8 @@ while (($#)); do
     --only) ONLY=${2-}; shift 2 ;;
     --timeout) TMO=${2-}; shift 2 ;;
     --pre) PRES+=("${2-}"); shift 2 ;;
+    --nodes) NODES=${2-}; shift 2 ;;
+    --map-by) MAPBY=${2-}; shift 2 ;;
     -v) VERBOSE=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -43,6 +50,15 @@ done
 BUILD=$(cd "$BUILD" && pwd)
 [[ $TMO =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive integer"
 ((${#LISTS[@]})) || LISTS=("$SRC"/test/mp/*.list)
+LAUNCH=(mpirun.openmpi --allow-run-as-root --oversubscribe --mca oob_tcp_if_include lo
+        --mca btl '^openib')
+if [[ -n $NODES ]]; then
+  [[ $NODES =~ ^[1-9][0-9]*(\+[1-9][0-9]*)*$ ]] || die "--nodes wants e.g. 2+2 or 1+2+3"
+  NPS=$((NODES))
+  # the agent adds its own hostfile and -np; a later -np would override it
+  LAUNCH=("$SRC/contrib/vm/emulated-nodes.sh" --run "$NODES" --oversubscribe)
+fi
+[[ -n $MAPBY ]] && LAUNCH+=(--map-by "$MAPBY")
 
 # Open MPI's session directory must not live on 9p (the host's /tmp).
 export TMPDIR=/run
@@ -72,14 +88,14 @@ run_one() {
   return 0
 }
 
-# Built programs live in $BUILD/test/mp (non-recursive automake); plain
+# Built programs live in $BUILD/test/mp or test/verbs (non-recursive automake); plain
 # commands (hostname, absolute paths) are accepted too, for harness checks.
 find_prog() {
   local p=$1 c
   case $p in
     /*) [[ -x $p ]] && { echo "$p"; return 0; } ;;
     */*) [[ -x $BUILD/$p ]] && { echo "$BUILD/$p"; return 0; } ;;
-    *) for c in "$BUILD/test/mp/$p" "$BUILD/$p"; do
+    *) for c in "$BUILD/test/mp/$p" "$BUILD/test/verbs/$p" "$BUILD/$p"; do
          [[ -f $c && -x $c ]] && { echo "$c"; return 0; }
        done
        command -v "$p" 2>/dev/null && return 0 ;;
@@ -109,14 +125,14 @@ for net in ${NETS//,/ }; do
       for np in ${nplist//,/ }; do
         in_list "$np" "$NPS" || continue
         LISTRUNS=$((LISTRUNS + 1))
-        label="${prog} np=$np net=$net${HCA:+ hca=$HCA}${envs:+ $envs}"
+        label="${prog} np=$np${NODES:+ nodes=$NODES} net=$net${HCA:+ hca=$HCA}${envs:+ $envs}"
         if ! exe=$(find_prog "$prog"); then
           FAILED=$((FAILED + 1)); FAILS+=("$label")
           printf 'FAIL  %-64s %6ss  (program not found in %s)\n' "$label" 0 "$BUILD"
           continue
         fi
-        run_one "$label" timeout "$TMO" mpirun.openmpi --allow-run-as-root --oversubscribe \
-          --mca oob_tcp_if_include lo --mca btl '^openib' -np "$np" "${xs[@]}" "$exe"
+        npx=(-np "$np"); [[ -n $NODES ]] && npx=()
+        run_one "$label" timeout "$TMO" "${LAUNCH[@]}" "${npx[@]}" "${xs[@]}" "$exe"
       done
     done < "$list"
   done

@@ -3,8 +3,15 @@
 # run `make check-verbs` explicitly.
 EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
-	test/verbs/rc-error.sh test/verbs/ud-busy.sh
+	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/nodes.list \
+	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh
 
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
 .PHONY: check-verbs
+
+# multi-node agreement check (built with `make check`, run by the guest
+# suite on emulated nodes; it passes on one node too)
+check_PROGRAMS += test/verbs/mp_nodes
+test_verbs_mp_nodes_SOURCES = test/verbs/mp_nodes.c test/mp/mp_util.h
+test_verbs_mp_nodes_LDADD = libvcoll_int.la

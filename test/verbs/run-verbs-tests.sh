@@ -7,6 +7,9 @@
 #   -n 1: test/verbs/selftest, then the test/mp lists with np 2,3,4 on rxe0
 #   -n 2: selftest on rxe1, a cross-device pingpong (rxe1 -> rxe0 over the
 #         veth/bridge wire), then the lists with np 2,4 split over rxe0,rxe1
+#   -n 1: multi-node jobs on emulated nodes 2+2 and 1+2+3 (guest-nodes.sh:
+#         test/verbs/nodes.list on auto, rc and ud, plus bad-input checks);
+#         VCOLL_VERBS_NODES=0 skips this boot
 # Extra arguments go to both guest-suite.sh runs (e.g. --only REGEX, --list F).
 # Boot 1 also runs the kill -9 check (test/mp/kill.sh) on each net, for rc
 # test/verbs/rc-error.sh (a send to a dead rank: the failed completion) and
@@ -68,5 +71,9 @@ echo "=== boot 2: two rxe devices, ranks split over $HCA2 (np $NP2, net $NETS) =
 "$VM" -n 2 -t "$VMT" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP2" --timeout "$TT" \
   --hca "$HCA2" --pre "selftest rxe1=VCOLL_SELFTEST_DEV=rxe1 $ST/selftest" \
   --pre "cross-device pingpong rxe1->rxe0=$XDEV" "$@" || status=1
+if [[ ${VCOLL_VERBS_NODES:-1} != 0 ]]; then
+  echo "=== boot 3: emulated nodes 2+2 and 1+2+3, one rxe device (net auto,rc,ud) ==="
+  "$VM" -n 1 -t "$VMT" "$SRC/test/verbs/guest-nodes.sh" "$BUILD" --timeout "$TT" || status=1
+fi
 [[ $status == 0 ]] && echo "$PROG: all verbs tests passed" || echo "$PROG: FAILURES (see above)"
 exit $status

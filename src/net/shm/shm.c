@@ -286,8 +286,10 @@ int net_shm_connect(net_t *n, struct vc_ctx *c)
         shm_blob_t b;
         size_t len = sizeof b;
         int rc = boot_get(s->world_of[l], SHM_KEY, &b, &len);
-        if (rc)
+        if (rc) {
+            net_peer_missing(c, s->world_of[l], "shm");
             return rc;
+        }
         s->pid[l] = b.pid;
     }
     if (!s->seg) {

@@ -261,8 +261,10 @@ int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers)
             break;
         }
         size_t len = cap;
-        if ((rc = boot_get(p, RC_BLOB_KEY, blob, &len)))
+        if ((rc = boot_get(p, RC_BLOB_KEY, blob, &len))) {
+            net_peer_missing(c, p, "rc");
             break;
+        }
         const rc_blob_hdr_t *h = (const rc_blob_hdr_t *)blob;
         const rc_blob_qp_t *q = (const rc_blob_qp_t *)(h + 1);
         if (len < sizeof *h || h->magic != RC_BLOB_MAGIC || h->nranks != (uint32_t)r->size ||

@@ -81,8 +81,8 @@ int ud_peer_ready(ud_net_t *u, int peer)
     size_t len = sizeof b;
     int rc = boot_get(peer, UD_BLOB_KEY, &b, &len);
     if (rc) {
-        ud_peer_fail(u, peer, "its UD endpoint is not published (VCOLL_NET differs "
-                     "between ranks?)");
+        net_peer_missing(u->c, peer, "ud");
+        ud_peer_fail(u, peer, "its UD endpoint is not published");
         return VC_ERR_TRANSPORT;
     }
     if (len != sizeof b || b.magic != UD_BLOB_MAGIC) {
