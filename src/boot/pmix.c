@@ -79,12 +79,6 @@ static int get_string(const pmix_proc_t *p, const char *key, char **out)
     return get_string_qual(p, NULL, key, out);
 }
 
-static int get_string_on(const char *node, const char *key, char **out)
-{
-    pmix_proc_t wild;
-    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
-    return get_string_qual(&wild, node, key, out);
-}
 
 /* "0,1,2,3" or ranges "0-3,8" -> sorted list */
 static int parse_peers(const char *s, int size, int **out, int *n)
@@ -111,69 +105,34 @@ static int parse_peers(const char *s, int size, int **out, int *n)
     return VC_SUCCESS;
 }
 
-/* One list of ranks per node, from PMIx's job-level node data: a lookup per
- * node, never one per rank, so it scales to 100k ranks. PMIX_OPTIONAL keeps
- * it local: PMIx_Resolve_peers has no such flag and, under Open MPI 4.1,
- * waits forever for a node whose data its server never sent. */
-static int map_from_node_lists(boot_info_t *info, char *err, size_t errlen)
+/* Every rank's host name, exchanged through one collecting fence of its
+ * own: after it, each lookup is local to this rank's PMIx client, so the
+ * map costs one fence and one local Get per rank whatever the server knows.
+ * Why not PMIx's own maps: Open MPI 4.1's server describes only some nodes
+ * to each rank (PMIX_NODE_MAP and PMIX_NUM_NODES absent, PMIx_Resolve_peers
+ * blocking forever for the others), and a Get of another rank's
+ * PMIX_HOSTNAME before that rank has committed anything turns into a
+ * direct-modex request that, on emulated nodes in the SoftRoCE guest, never
+ * returned. Data every rank puts and fences cannot have that problem. */
+#define HOST_KEY "vc.host"
+static int map_by_exchange(boot_info_t *info, char *err, size_t errlen)
 {
-    char *nodes = NULL;
-    LOG_DEBUG("node map: PMIx_Resolve_nodes");
-    pmix_status_t rc = PMIx_Resolve_nodes(B.me.nspace, &nodes);
-    if (rc != PMIX_SUCCESS || !nodes || !*nodes) {
-        snprintf(err, errlen, "PMIx_Resolve_nodes: %s", PMIx_Error_string(rc));
-        free(nodes);
-        return VC_ERR_BOOTSTRAP;
+    int ret = boot_put(HOST_KEY, info->node_name, strlen(info->node_name) + 1);
+    if (ret || (ret = boot_fence(1))) {
+        snprintf(err, errlen, "exchanging host names failed");
+        return ret ? ret : VC_ERR_BOOTSTRAP;
     }
-    int nlists = 1;
-    for (const char *p = nodes; *p; p++)
-        nlists += *p == ',';
-    int **lists = calloc((size_t)nlists, sizeof *lists);
-    int *counts = calloc((size_t)nlists, sizeof *counts);
-    int ret = lists && counts ? VC_SUCCESS : VC_ERR_NOMEM, k = 0;
-    char *save = NULL;
-    for (char *name = strtok_r(nodes, ",", &save); name && !ret && k < nlists;
-         name = strtok_r(NULL, ",", &save), k++) {
-        char *peers = NULL;
-        LOG_DEBUG("node map: PMIX_LOCAL_PEERS of node %s", name);
-        if (get_string_on(name, PMIX_LOCAL_PEERS, &peers)) {
-            snprintf(err, errlen, "no PMIX_LOCAL_PEERS for node %s", name);
-            ret = VC_ERR_BOOTSTRAP;
-        } else {
-            ret = parse_peers(peers, info->size, &lists[k], &counts[k]);
-        }
-        free(peers);
-    }
-    if (!ret)
-        ret = boot_nodemap_from_peers(info->size, k, (const int *const *)lists, counts,
-                                      info->node_of, &info->nnodes, err, errlen);
-    for (int i = 0; lists && i < nlists; i++)
-        free(lists[i]);
-    free(lists);
-    free(counts);
-    free(nodes);
-    return ret;
-}
-
-/* The host name of every rank: one local lookup per rank in data the PMIx
- * server already delivered with the job (no server round trip). Used only
- * when the per-node lists are incomplete: Open MPI 4.1's server (ORTE) was
- * measured to answer PMIx_Resolve_peers only for some nodes (a rank on the
- * second of three nodes resolves the first two), while it gives every rank's
- * PMIX_HOSTNAME. */
-static int map_from_hostnames(boot_info_t *info, char *err, size_t errlen)
-{
     char **host = calloc((size_t)info->size, sizeof *host);
     if (!host)
         return VC_ERR_NOMEM;
-    int ret = VC_SUCCESS;
-    LOG_DEBUG("node map: PMIX_HOSTNAME of %d ranks", info->size);
     for (int r = 0; r < info->size && !ret; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, B.me.nspace, (pmix_rank_t)r);
-        if (get_string(&p, PMIX_HOSTNAME, &host[r])) {
-            snprintf(err, errlen, "no PMIX_HOSTNAME for rank %d", r);
+        char buf[sizeof info->node_name];
+        size_t len = sizeof buf;
+        if (boot_get(r, HOST_KEY, buf, &len) || len < 1 || buf[len - 1]) {
+            snprintf(err, errlen, "no host name from rank %d", r);
             ret = VC_ERR_BOOTSTRAP;
+        } else if (!(host[r] = strdup(buf))) {
+            ret = VC_ERR_NOMEM;
         }
     }
     if (!ret)
@@ -201,25 +160,18 @@ static int load_nodemap(boot_info_t *info)
     if (!info->node_of)
         return VC_ERR_NOMEM;
 
-    char err1[200] = "", err2[200] = "";
+    char err[200] = "";
     int rc;
     if (info->local_size == info->size) {
         for (int r = 0; r < info->size; r++)
             info->node_of[r] = 0;
         info->nnodes = 1;
         info->map_source = "every rank is local (PMIX_LOCAL_PEERS)";
-    } else if ((rc = map_from_node_lists(info, err1, sizeof err1)) == VC_SUCCESS) {
-        info->map_source = "PMIx per-node peer lists";
-    } else if (rc == VC_ERR_NOMEM) {
-        return rc;
-    } else if ((rc = map_from_hostnames(info, err2, sizeof err2)) == VC_SUCCESS) {
-        info->map_source = "PMIx host name of each rank";
-        LOG_DEBUG("node map from host names (per-node lists incomplete: %s)", err1);
+    } else if ((rc = map_by_exchange(info, err, sizeof err)) == VC_SUCCESS) {
+        info->map_source = "host names exchanged at init";
     } else {
         if (rc != VC_ERR_NOMEM)
-            LOG_ERR("cannot tell which node each rank is on: %s, and %s; vcoll needs a "
-                    "PMIx server that describes the job's nodes (mpirun, srun --mpi=pmix)",
-                    err1, err2);
+            LOG_ERR("cannot tell which node each rank is on: %s", err);
         return rc;
     }
     info->node_id = info->node_of[info->rank];
