@@ -103,7 +103,14 @@ static int shm_progress(net_t *n)
             shm_cell_t *cell = shm_ring_peek(r);
             if (!cell)
                 break;
-            n->up.packet(n->up.arg, s->world_of[l], cell->data, cell->len);
+            /* the length is the peer's word, in memory it can still write:
+               read it once, and never past the cell */
+            uint32_t len = __atomic_load_n(&cell->len, __ATOMIC_RELAXED);
+            if (len <= s->base.max_packet)
+                n->up.packet(n->up.arg, s->world_of[l], cell->data, len);
+            else
+                LOG_ERR("shm: dropping a cell of %u bytes from rank %d (cells hold %zu)",
+                        len, s->world_of[l], s->base.max_packet);
             shm_ring_pop(r, cell);
             events++;
         }

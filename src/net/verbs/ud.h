@@ -94,6 +94,18 @@ typedef struct ud_hdr {
     uint16_t pad;
 } ud_hdr_t;
 
+/* Reassembly of one peer's fragmented packet (buf: max_packet bytes). */
+typedef struct ud_ras {
+    char *buf;
+    uint32_t len, total;      /* total 0 = none in progress */
+} ud_ras_t;
+
+/* ud_reassemble.c: take one in-order fragment (flags UD_F_*, total from a
+ * FIRST fragment). Returns NULL and sets *out and *olen when a whole packet is
+ * ready (*out NULL while more is needed), or the reason it cannot be. */
+const char *ud_reassemble(ud_ras_t *r, uint32_t max_packet, uint8_t flags, uint32_t total,
+                          const char *data, uint32_t plen, const char **out, uint32_t *olen);
+
 /* Wrap-safe sequence order. */
 static inline int ud_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 
@@ -131,8 +143,7 @@ typedef struct ud_peer {
     int ack_now;              /* a duplicate arrived: acknowledge at once */
     uint32_t nak_for;         /* last NAK named this sequence ... */
     uint64_t nak_at;          /* ... at this time */
-    char *ras;                /* reassembly of a fragmented packet */
-    uint32_t ras_len, ras_total;
+    ud_ras_t ras;             /* reassembly of a fragmented packet */
     /* lists: peers with unacknowledged data / with ACKs owed */
     struct ud_peer *tx_next, *tx_prev;
     struct ud_peer *ack_next;

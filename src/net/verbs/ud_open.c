@@ -331,7 +331,7 @@ static void ud_close(net_t *n)
         if (u->peer[p].ah)
             ibv_destroy_ah(u->peer[p].ah);
         free(u->peer[p].win);
-        free(u->peer[p].ras);
+        free(u->peer[p].ras.buf);
     }
     if (u->cq)
         ibv_destroy_cq(u->cq);

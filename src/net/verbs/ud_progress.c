@@ -58,44 +58,19 @@ static int drop_on_purpose(ud_net_t *u)
 /* An in-order fragment: deliver it, or add it to the peer's reassembly. */
 static void deliver(ud_net_t *u, ud_peer_t *p, const ud_hdr_t *h, uint32_t plen)
 {
-    const char *data = (const char *)(h + 1);
-    int first = h->flags & UD_F_FIRST, last = h->flags & UD_F_LAST;
-    if (first && last) {
-        if (plen != h->total) {
-            ud_peer_fail(u, p->rank, "packet of %u bytes says it holds %u", plen, h->total);
-            return;
-        }
-        u->base.up.packet(u->base.up.arg, p->rank, data, plen);
+    const char *out = NULL, *err;
+    uint32_t olen = 0;
+    if (!p->ras.buf && !(h->flags & UD_F_LAST) &&
+        !(p->ras.buf = malloc(u->base.max_packet))) {
+        ud_peer_fail(u, p->rank, "out of memory for reassembly");
         return;
     }
-    if (first) {
-        if (h->total > u->base.max_packet || p->ras_total) {
-            ud_peer_fail(u, p->rank, "bad fragment start (%u bytes, max %zu%s)", h->total,
-                         u->base.max_packet, p->ras_total ? ", previous one unfinished" : "");
-            return;
-        }
-        if (!p->ras && !(p->ras = malloc(u->base.max_packet))) {
-            ud_peer_fail(u, p->rank, "out of memory for reassembly");
-            return;
-        }
-        p->ras_total = h->total;
-        p->ras_len = 0;
-    }
-    if (!p->ras_total || p->ras_len + plen > p->ras_total) {
-        ud_peer_fail(u, p->rank, "fragment does not fit the packet being reassembled");
-        return;
-    }
-    memcpy(p->ras + p->ras_len, data, plen);
-    p->ras_len += plen;
-    if (!last)
-        return;
-    uint32_t total = p->ras_total;
-    p->ras_total = 0;
-    if (p->ras_len != total) {
-        ud_peer_fail(u, p->rank, "reassembled %u of %u bytes", p->ras_len, total);
-        return;
-    }
-    u->base.up.packet(u->base.up.arg, p->rank, p->ras, total);
+    err = ud_reassemble(&p->ras, (uint32_t)u->base.max_packet, h->flags, h->total,
+                        (const char *)(h + 1), plen, &out, &olen);
+    if (err)
+        ud_peer_fail(u, p->rank, "%s", err);
+    else if (out)
+        u->base.up.packet(u->base.up.arg, p->rank, out, olen);
 }
 
 static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
