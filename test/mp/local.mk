@@ -12,6 +12,5 @@ test_mp_mp_busy_LDADD = $(MP_LDADD)
 TESTS += test/mp/launchers.sh test/mp/mpirun.sh test/mp/kill.sh test/mp/srun.sh
 EXTRA_DIST += test/mp/run-mp.sh test/mp/mpirun.sh test/mp/srun.sh test/mp/kill.sh \
 	test/mp/launchers.sh $(wildcard $(srcdir)/test/mp/*.list)
-AM_TESTS_ENVIRONMENT = srcdir=$(srcdir); export srcdir;
 include test/mp/coll.mk
 include test/mp/verbs.mk
