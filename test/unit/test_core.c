@@ -127,6 +127,14 @@ static void test_launcher_detect(void)
     env_clear();
     env_set("SLURM_STEP_NUM_TASKS", "1");  /* a 1-task srun is a fine singleton */
     CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 1);
+    /* a plain program inside salloc/sbatch -n 4: the allocation's size is
+       not a step's, the program is a singleton */
+    env_clear();
+    env_set("SLURM_NTASKS", "4");
+    env_set("SLURM_NPROCS", "4");
+    env_set("SLURM_JOB_NUM_NODES", "1");
+    CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 1);
+    CU_ASSERT_PTR_NULL(who);
 }
 
 /* ---- shm ring on private memory ---- */
