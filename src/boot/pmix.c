@@ -188,7 +188,11 @@ int boot_init(boot_info_t *info)
             return r;
     }
     if (n < 1) {
-        /* no peer list: only myself is known to be local */
+        /* no peer list: only myself is known to be local, so the others
+           are reached as remote peers (no shared memory) */
+        if (info->size > 1)
+            LOG_WARN("PMIx did not provide PMIX_LOCAL_PEERS: every other rank is treated "
+                     "as remote (verbs, no shared memory)");
         free(info->local_peers);
         info->local_peers = calloc(1, sizeof(int));
         if (!info->local_peers)

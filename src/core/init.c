@@ -91,7 +91,10 @@ static int open_transports(struct vc_ctx *c)
     switch (c->cfg.net) {
     case CFG_NET_AUTO:
         want_shm = c->boot.local_size > 1;
-        if (c->boot.nnodes > 1) {
+        /* the ranks not known to share my node, not PMIX_NUM_NODES: when
+           PMIx leaves out a key (PMIX_LOCAL_PEERS, PMIX_NUM_NODES) the two
+           disagree, and these ranks still need a transport */
+        if (nremote > 0) {
             /* a job-wide number, so every rank picks the same transport */
             int most = boot_max_remote_peers(&c->boot);
             if (c->cfg.rc_max_peers > 0 && most > c->cfg.rc_max_peers) {
@@ -161,8 +164,14 @@ static int open_transports(struct vc_ctx *c)
             c->net_of[r] = c->self;
         else if (c->shm && c->boot.node_of[r] == c->boot.node_id && !forced)
             c->net_of[r] = c->shm;
-        else
+        else if (remote && *remote)
             c->net_of[r] = *remote;
+        else {
+            LOG_ERR("no transport reaches rank %d: the launcher's node layout is "
+                    "inconsistent (%d ranks on this node, %d nodes)", r,
+                    c->boot.local_size, c->boot.nnodes);
+            return VC_ERR_BOOTSTRAP;
+        }
     }
     /* second fence: everyone has mapped the shm segment, its name can go */
     if (c->size > 1 && (rc = boot_fence(0)))
