@@ -260,7 +260,8 @@ int vc_finalize(void)
         for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
             if (nets[i] && nets[i]->ops->quiesce)
                 inflight += nets[i]->ops->quiesce(nets[i]);
-        if (c->dead_peer >= 0 || (!c->p2p->pend_head && !inflight))
+        /* a failed transport will deliver no acknowledgement again */
+        if (c->dead_peer >= 0 || c->net_failed || (!c->p2p->pend_head && !inflight))
             break;
         if (!c->p2p->pend_head) {
             double t = vc_wtime();

@@ -60,6 +60,11 @@ struct vc_request *req_alloc(int kind);
 void req_free(struct vc_request *r);
 int req_valid(const struct vc_request *r);
 void req_pool_fini(void);
+/* progress.c: the error of a failed transport r depends on (its peer's; for
+ * a wildcard receive or a collective, that of any rank of its communicator),
+ * or VC_SUCCESS. Waits fail with it instead of waiting for what the
+ * transport can no longer deliver. */
+int req_net_error(const struct vc_request *r);
 
 /* Requests named on the wire (rendezvous, streaming): a handle is the
  * slot index and the slot's generation, never a pointer, so a late or
