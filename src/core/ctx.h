@@ -7,11 +7,11 @@
 #include <sys/types.h>
 #include "config.h"
 #include "../boot/boot.h"
-#include "../net/net.h"
 #include "ops.h"
 #include "request.h"
 
 struct p2p_state;
+typedef struct net net_t;    /* net/net.h */
 
 struct vc_ctx {
     int initialized;         /* between vc_init and vc_finalize */

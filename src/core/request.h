@@ -9,13 +9,13 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "vcoll.h"
-#include "../net/net.h"
 
 #define REQ_MAGIC 0x76635251u   /* live request */
 
 enum { REQ_SEND = 1, REQ_RECV, REQ_COLL };
 
 struct vc_comm;
+struct net;
 
 struct vc_request {
     uint32_t magic;
@@ -38,7 +38,7 @@ struct vc_request {
     size_t expect;           /* streamed rendezvous: bytes that will land */
     int proto;               /* p2p protocol state */
     void *mem_handle;        /* exposed send buffer (rendezvous) */
-    net_t *net;              /* transport the peer is reached through */
+    struct net *net;         /* transport the peer is reached through */
     uint64_t remote_req;     /* peer's request id (rendezvous) */
 
     /* collectives */
@@ -60,11 +60,6 @@ struct vc_request *req_alloc(int kind);
 void req_free(struct vc_request *r);
 int req_valid(const struct vc_request *r);
 void req_pool_fini(void);
-/* progress.c: the error of a failed transport r depends on (its peer's; for
- * a wildcard receive or a collective, that of any rank of its communicator),
- * or VC_SUCCESS. Waits fail with it instead of waiting for what the
- * transport can no longer deliver. */
-int req_net_error(const struct vc_request *r);
 
 /* Requests named on the wire (rendezvous, streaming): a handle is the
  * slot index and the slot's generation, never a pointer, so a late or

@@ -12,6 +12,7 @@
 #include "vcoll.h"
 #include "core/config.h"
 #include "core/ctx.h"
+#include "net/net.h"
 #include "boot/boot.h"
 #include "net/shm/shm_ring.h"
 #include "dtype/dtype.h"

@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <time.h>
 #include "vcoll.h"
-#include "ctx.h"
-#include "comm.h"
-#include "log.h"
-#include "../p2p/p2p.h"
-#include "../p2p/p2p_state.h"
+#include "../core/ctx.h"
+#include "../core/comm.h"
+#include "../core/log.h"
+#include "p2p.h"
+#include "p2p_state.h"
 
 #define NNETS (int)(sizeof vc_ctx.net_err / sizeof vc_ctx.net_err[0])
 
@@ -146,7 +146,7 @@ static int net_error(const struct vc_ctx *c, const net_t *n)
     return VC_SUCCESS;
 }
 
-/* (request.h) */
+/* (p2p.h) */
 int req_net_error(const struct vc_request *r)
 {
     const struct vc_ctx *c = &vc_ctx;
