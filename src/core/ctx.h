@@ -12,6 +12,7 @@
 
 struct p2p_state;
 typedef struct net net_t;    /* net/net.h */
+typedef struct net_hb net_hb_t;
 
 struct vc_ctx {
     int initialized;         /* between vc_init and vc_finalize */
