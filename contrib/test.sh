@@ -4,9 +4,13 @@
 #      launcher checks, srun --mpi=pmix on a local single-node Slurm, OSU)
 #   2. the same unit + mpirun suites under ASan+UBSan
 #   3. install, then build the examples against the installed vcoll (pkg-config)
-#   4. verbs: the multi-process suite on VCOLL_NET=rc and ud inside a QEMU guest
+#   4. make distcheck: the tarball builds out of tree from read-only sources,
+#      its tests pass, install/uninstall and distclean leave nothing behind
+#   5. configure without CUnit: the library builds, make check names the package
+#   6. verbs: the multi-process suite on VCOLL_NET=rc and ud inside a QEMU guest
 #      with SoftRoCE (contrib/vm/vcoll-vm.sh), one rxe device and two
-# Options: --quick (skip sanitizers and VM), --no-vm, --no-san, --no-slurm
+# Options: --quick (skip sanitizers, the CUnit-less build and VM), --no-vm,
+#          --no-san, --no-slurm
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 vm=1 san=1 slurm=1
@@ -68,6 +72,32 @@ install_check() {
     rm -rf "$prefix" "$prefix.log" "$ex"
 }
 
+dist_check() {
+    cd "$build" || return 1
+    # Every test runs once from the tarball (what distcheck is for: files
+    # missing from EXTRA_DIST, paths that assume srcdir = builddir); the np
+    # 1..8 range already ran in the first stage, so np <= 2 here.
+    # Serial like the first stage: tests that time failures share 2 cores.
+    MP_NP_MAX=2 make distcheck > "$build/distcheck.log" 2>&1 && return 0
+    tail -40 "$build/distcheck.log"
+    local d
+    for d in "$build"/vcoll-*/_build; do [ -d "$d" ] && show_logs "$d"; done
+    return 1
+}
+
+# CUnit hidden through configure's cache variable: the library must still
+# build, and make check must stop naming the package to install.
+no_cunit_check() {
+    local d=$top/_build-nocunit out
+    mkdir -p "$d" && cd "$d" || return 1
+    "$top/configure" -q ac_cv_header_CUnit_Basic_h=no > configure.out 2>&1 || { cat configure.out; return 1; }
+    grep -q "libcunit1-dev" configure.out || { echo "configure did not warn about CUnit"; return 1; }
+    make -j2 >/dev/null || return 1
+    [ -f .libs/libvcoll.so ] || { echo "libvcoll.so not built"; return 1; }
+    if out=$(make check 2>&1); then echo "make check passed without CUnit"; return 1; fi
+    echo "$out" | grep "libcunit1-dev" || { echo "$out" | tail -20; return 1; }
+}
+
 san_check() (   # a subshell, so the sanitizer settings stay here
     export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export MP_NP_MAX=4   # np 8 under ASan on 2 cores adds minutes, not coverage
@@ -79,6 +109,8 @@ stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev qemu-system-x86 bu
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
 stage "build + make check" check_in "$build"
 stage "install + pkg-config build of the examples" install_check
+stage "make distcheck" dist_check
+[ $quick -eq 0 ] && stage "configure without CUnit" no_cunit_check
 if [ $san -eq 1 ]; then
     stage "ASan+UBSan build + make check" san_check
 fi

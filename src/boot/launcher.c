@@ -23,8 +23,10 @@ int boot_foreign_launcher(const char *(*get)(const char *), const char **who)
     static const struct { const char *var, *name; } probes[] = {
         {"PMI_SIZE", "a PMI-1/PMI-2 launcher (mpiexec.hydra or srun --mpi=pmi2)"},
         {"MPI_LOCALNRANKS", "mpiexec.hydra"},
+        /* the step's size, set by srun for the tasks it starts; not
+           SLURM_NTASKS, which is the allocation's: a program started by hand
+           inside salloc/sbatch -n 4 sees it and is a legitimate singleton */
         {"SLURM_STEP_NUM_TASKS", "srun without --mpi=pmix"},
-        {"SLURM_NTASKS", "srun without --mpi=pmix"},
         {"OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun (its PMIx server was unreachable)"},
     };
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {

@@ -162,7 +162,7 @@ static int load_nodemap(boot_info_t *info)
 
     char err[200] = "";
     int rc;
-    if (info->local_size == info->size) {
+    if (info->local_size == info->size && info->local_size > 0) {
         for (int r = 0; r < info->size; r++)
             info->node_of[r] = 0;
         info->nnodes = 1;
@@ -175,6 +175,20 @@ static int load_nodemap(boot_info_t *info)
         return rc;
     }
     info->node_id = info->node_of[info->rank];
+    if (info->local_size == 0) {
+        /* PMIx gave no local peer list: the map is the only source */
+        int k = 0;
+        info->local_peers = malloc((size_t)info->size * sizeof(int));
+        if (!info->local_peers)
+            return VC_ERR_NOMEM;
+        for (int r = 0; r < info->size; r++)
+            if (info->node_of[r] == info->node_id) {
+                if (r == info->rank)
+                    info->local_rank = k;
+                info->local_peers[k++] = r;
+            }
+        info->local_size = k;
+    }
     int mine = 0;
     for (int r = 0; r < info->size; r++)
         mine += info->node_of[r] == info->node_id;
@@ -282,8 +296,14 @@ int boot_init(boot_info_t *info)
             return r;
     }
     if (n < 1) {
-        LOG_ERR("PMIx did not say which ranks share this node (PMIX_LOCAL_PEERS)");
-        return VC_ERR_BOOTSTRAP;
+        /* no peer list: the ranks sharing this node come from the host
+           names exchanged for the node map (load_nodemap) */
+        if (info->size > 1)
+            LOG_WARN("PMIx did not provide PMIX_LOCAL_PEERS: the ranks sharing this node "
+                     "are found from their host names");
+        free(info->local_peers);
+        info->local_peers = NULL;
+        n = 0;
     }
     info->local_size = n;
     return load_nodemap(info);

@@ -23,6 +23,7 @@
 #include "coll.h"
 #include "core/ctx.h"
 #include "core/comm.h"
+#include "net/net.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
 

@@ -7,11 +7,12 @@
 #include <sys/types.h>
 #include "config.h"
 #include "../boot/boot.h"
-#include "../net/net.h"
 #include "ops.h"
 #include "request.h"
 
 struct p2p_state;
+typedef struct net net_t;    /* net/net.h */
+typedef struct net_hb net_hb_t;
 
 struct vc_ctx {
     int initialized;         /* between vc_init and vc_finalize */
@@ -36,6 +37,12 @@ struct vc_ctx {
     int ndead;
     int dead_peer;           /* first world rank found dead, or -1 */
     char dead_why[160];
+    /* First error each transport's progress() returned (VC_ERR_*, 0 = none),
+       in vc_progress's order: self, shm, rc, ud. A failed transport is not
+       polled again and the waits that depend on it fail with its error
+       (progress.c); net_failed says whether any has failed. */
+    int net_err[4];
+    int net_failed;
 };
 
 extern struct vc_ctx vc_ctx;

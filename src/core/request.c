@@ -10,6 +10,7 @@
 #include <string.h>
 #include "request.h"
 #include "ctx.h"
+#include "../net/net.h"   /* mem_release of a registration a failed send still holds */
 
 #define SLAB 256
 

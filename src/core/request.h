@@ -9,13 +9,13 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "vcoll.h"
-#include "../net/net.h"
 
 #define REQ_MAGIC 0x76635251u   /* live request */
 
 enum { REQ_SEND = 1, REQ_RECV, REQ_COLL };
 
 struct vc_comm;
+struct net;
 
 struct vc_request {
     uint32_t magic;
@@ -38,7 +38,7 @@ struct vc_request {
     size_t expect;           /* streamed rendezvous: bytes that will land */
     int proto;               /* p2p protocol state */
     void *mem_handle;        /* exposed send buffer (rendezvous) */
-    net_t *net;              /* transport the peer is reached through */
+    struct net *net;         /* transport the peer is reached through */
     uint64_t remote_req;     /* peer's request id (rendezvous) */
 
     /* collectives */

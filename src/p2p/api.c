@@ -6,6 +6,7 @@
 #include "vcoll.h"
 #include "p2p.h"
 #include "../core/ctx.h"
+#include "../net/net.h"
 #include "../dtype/dtype.h"
 
 static int check_buf(const void *buf, size_t count, vc_dtype_t dt, size_t *bytes)

@@ -24,6 +24,11 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag,
 int p2p_wait(struct vc_request *r);
 /* Block until all n are done; returns the first error. */
 int p2p_waitall(int n, struct vc_request **rs);
+/* The error of a failed transport r depends on (its peer's; for a wildcard
+ * receive or a collective, that of any rank of its communicator), or
+ * VC_SUCCESS. Waits fail with it instead of waiting for what the transport
+ * can no longer deliver. */
+int req_net_error(const struct vc_request *r);
 
 /* Drive every transport once, retry queued sends, advance active
  * non-blocking collectives. Returns number of events (>= 0). */

@@ -10,7 +10,8 @@ ok()  { echo "PASS: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; echo "$2" | sed 's/^/    | /' | tail -10; fail=$((fail + 1)); }
 clean_env() { env -u PMIX_NAMESPACE -u PMIX_SERVER_URI41 -u PMIX_SERVER_URI4 -u PMIX_SERVER_URI3 \
                   -u PMIX_SERVER_URI2 -u PMIX_SERVER_URI21 -u OMPI_COMM_WORLD_SIZE -u PMI_SIZE \
-                  -u SLURM_STEP_NUM_TASKS -u SLURM_NTASKS "$@"; }
+                  -u SLURM_STEP_NUM_TASKS -u SLURM_NTASKS -u SLURM_NPROCS -u SLURM_JOB_ID \
+                  -u SLURM_STEP_ID -u SLURM_PROCID "$@"; }
 
 out=$(clean_env timeout 20 $hello 2>&1)
 if [ $? -eq 0 ] && echo "$out" | grep -q "rank 0 of 1"; then ok "no launcher: singleton"; else bad "no launcher: singleton" "$out"; fi
@@ -19,9 +20,17 @@ out=$(clean_env PMI_SIZE=4 PMI_RANK=1 timeout 20 $hello 2>&1)
 if [ $? -ne 0 ] && echo "$out" | grep -q "mpirun" && echo "$out" | grep -q "srun --mpi=pmix"; then
     ok "PMI-2 style environment (hydra / srun --mpi=pmi2) refused"; else bad "PMI env refused" "$out"; fi
 
-out=$(clean_env SLURM_STEP_NUM_TASKS=4 SLURM_NTASKS=4 timeout 20 $hello 2>&1)
+out=$(clean_env SLURM_STEP_NUM_TASKS=4 SLURM_NTASKS=4 SLURM_STEP_ID=0 SLURM_PROCID=1 timeout 20 $hello 2>&1)
 if [ $? -ne 0 ] && echo "$out" | grep -q "srun --mpi=pmix"; then
     ok "srun without --mpi=pmix environment refused"; else bad "srun none env refused" "$out"; fi
+
+# what a plain ./hello sees inside salloc -n 4 or an sbatch -n 4 script: the
+# allocation's variables, no step's
+out=$(clean_env SLURM_JOB_ID=42 SLURM_NTASKS=4 SLURM_NPROCS=4 SLURM_JOB_NUM_NODES=1 \
+      SLURM_TASKS_PER_NODE=4 timeout 20 $hello 2>&1)
+if [ $? -eq 0 ] && echo "$out" | grep -q "rank 0 of 1"; then
+    ok "plain program inside a Slurm allocation: singleton"
+else bad "singleton inside an allocation" "$out"; fi
 
 if command -v mpiexec.hydra >/dev/null; then
     out=$(clean_env timeout 30 mpiexec.hydra -n 2 $hello 2>&1); rc=$?

@@ -9,9 +9,14 @@ test_mp_mp_scoped_SOURCES = test/mp/mp_scoped.c test/mp/mp_util.h
 test_mp_mp_scoped_LDADD = $(MP_LDADD)
 test_mp_mp_busy_SOURCES = test/mp/mp_busy.c test/mp/mp_util.h
 test_mp_mp_busy_LDADD = $(MP_LDADD)
-TESTS += test/mp/launchers.sh test/mp/mpirun.sh test/mp/kill.sh test/mp/srun.sh
+# LD_PRELOAD fault injection for pmix-keys.sh (a module: never installed)
+check_LTLIBRARIES = test/mp/pmix_hide.la
+test_mp_pmix_hide_la_SOURCES = test/mp/pmix_hide.c
+test_mp_pmix_hide_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+test_mp_pmix_hide_la_LIBADD = $(PMIX_LIBS) -ldl
+TESTS += test/mp/launchers.sh test/mp/pmix-keys.sh test/mp/mpirun.sh test/mp/kill.sh \
+	test/mp/srun.sh
 EXTRA_DIST += test/mp/run-mp.sh test/mp/mpirun.sh test/mp/srun.sh test/mp/kill.sh \
-	test/mp/launchers.sh $(wildcard $(srcdir)/test/mp/*.list)
-AM_TESTS_ENVIRONMENT = srcdir=$(srcdir); export srcdir;
+	test/mp/launchers.sh test/mp/pmix-keys.sh $(wildcard $(srcdir)/test/mp/*.list)
 include test/mp/coll.mk
 include test/mp/verbs.mk

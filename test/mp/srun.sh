@@ -6,4 +6,4 @@ if ! command -v srun >/dev/null || ! sinfo -h -o %T 2>/dev/null | grep -q idle; 
     echo "SKIP: no Slurm controller is up (run contrib/slurm-local.sh start)"
     exit 77
 fi
-exec "${srcdir:-.}/test/mp/run-mp.sh" --launcher srun --builddir . --srcdir "${srcdir:-.}" --np-max 4
+exec "${srcdir:-.}/test/mp/run-mp.sh" --launcher srun --builddir . --srcdir "${srcdir:-.}" --np-max $(( ${MP_NP_MAX:-4} < 4 ? ${MP_NP_MAX:-4} : 4 ))

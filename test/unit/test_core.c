@@ -5,10 +5,14 @@
  */
 #include <CUnit/Basic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "vcoll.h"
 #include "core/config.h"
+#include "core/ctx.h"
+#include "net/net.h"
 #include "boot/boot.h"
 #include "net/shm/shm_ring.h"
 #include "dtype/dtype.h"
@@ -127,6 +131,14 @@ static void test_launcher_detect(void)
     env_clear();
     env_set("SLURM_STEP_NUM_TASKS", "1");  /* a 1-task srun is a fine singleton */
     CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 1);
+    /* a plain program inside salloc/sbatch -n 4: the allocation's size is
+       not a step's, the program is a singleton */
+    env_clear();
+    env_set("SLURM_NTASKS", "4");
+    env_set("SLURM_NPROCS", "4");
+    env_set("SLURM_JOB_NUM_NODES", "1");
+    CU_ASSERT_EQUAL(boot_foreign_launcher(fake_getenv, &who), 1);
+    CU_ASSERT_PTR_NULL(who);
 }
 
 /* ---- shm ring on private memory ---- */
@@ -318,6 +330,95 @@ static void test_singleton_matching(void)
     free(b);
 }
 
+/* ---- a transport whose progress fails (fault injection on the singleton:
+ * the real p2p and progress code, with one transport's progress() replaced
+ * by one that reports what a failed ibv_poll_cq reports) ---- */
+static int broken_polls;
+static int broken_progress(net_t *n)
+{
+    broken_polls++;
+    return -VC_ERR_TRANSPORT;
+}
+
+/* stderr goes to a temporary file between begin and end; end returns how
+ * many lines of it contain what */
+static FILE *cap;
+static int saved_err = -1;
+static void capture_begin(void)
+{
+    fflush(stderr);
+    cap = tmpfile();
+    saved_err = dup(STDERR_FILENO);
+    if (cap)
+        dup2(fileno(cap), STDERR_FILENO);
+}
+static int capture_end(const char *what)
+{
+    fflush(stderr);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved_err);
+    int n = 0;
+    char line[1024];
+    if (!cap)
+        return -1;
+    rewind(cap);
+    while (fgets(line, sizeof line, cap))
+        n += strstr(line, what) != NULL;
+    fclose(cap);
+    return n;
+}
+
+static void test_transport_error(void)
+{
+    struct vc_ctx *c = &vc_ctx;
+    int x = 5, y = 0;
+    vc_status_t st;
+    net_ops_t bad = *c->self->ops;
+    bad.progress = broken_progress;
+
+    /* a transport that no wait depends on fails (put in the unused ud
+       slot): it is polled once, reported once, and traffic to self goes on */
+    net_t other = {.ops = &bad, .name = "broken"};
+    CU_ASSERT_PTR_NULL_FATAL(c->ud);
+    c->ud = &other;
+    broken_polls = 0;
+    capture_begin();
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, 21, VC_COMM_WORLD), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_recv(&y, 1, VC_INT32, VC_ANY_SOURCE, 21, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, 22, VC_COMM_WORLD), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_recv(&y, 1, VC_INT32, 0, 22, VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(capture_end("broken transport failed"), 1);
+    CU_ASSERT_EQUAL(y, 5);
+    CU_ASSERT_EQUAL(broken_polls, 1);
+    c->ud = NULL;
+    memset(c->net_err, 0, sizeof c->net_err);
+    c->net_failed = 0;
+
+    /* the transport a receive depends on fails: the wait ends with its
+       error instead of waiting forever (the alarm ends the test if not) */
+    const net_ops_t *self_ops = c->self->ops;
+    c->self->ops = &bad;
+    broken_polls = 0;
+    alarm(30);
+    capture_begin();
+    vc_request_t r;
+    CU_ASSERT_EQUAL(vc_irecv(&y, 1, VC_INT32, 0, 23, VC_COMM_WORLD, &r), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_wait(&r, &st), VC_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(st.error, VC_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(vc_recv(&y, 1, VC_INT32, VC_ANY_SOURCE, 24, VC_COMM_WORLD, &st),
+                    VC_ERR_TRANSPORT);
+    CU_ASSERT_EQUAL(capture_end("self transport failed"), 1);
+    alarm(0);
+    CU_ASSERT_EQUAL(broken_polls, 1);
+    c->self->ops = self_ops;
+    memset(c->net_err, 0, sizeof c->net_err);
+    c->net_failed = 0;
+    /* and the library works again once the transport does */
+    CU_ASSERT_EQUAL(vc_sendrecv(&x, 1, VC_INT32, 0, 25, &y, 1, VC_INT32, 0, 25,
+                                VC_COMM_WORLD, &st), VC_SUCCESS);
+    CU_ASSERT_EQUAL(y, 5);
+}
+
 static int init_singleton(void)
 {
     /* make sure no launcher variables leak in from the harness */
@@ -357,6 +458,7 @@ int main(void)
     CU_pSuite j = CU_add_suite("singleton", init_singleton, fini_singleton);
     CU_add_test(j, "argument validation", test_singleton_validation);
     CU_add_test(j, "matching, ordering, truncation", test_singleton_matching);
+    CU_add_test(j, "a transport's progress error fails the waits on it", test_transport_error);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();

@@ -5,5 +5,3 @@ test_unit_test_topo_SOURCES = test/unit/test_topo.c
 test_unit_test_topo_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DTOPO_XML_DIR='"$(abs_top_srcdir)/test/unit/topo"'
 test_unit_test_topo_LDADD = libvcoll_int.la $(CUNIT_LIBS)
-EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
-	test/unit/topo/snc_package.xml

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "../mp/mp_util.h"
 #include "core/ctx.h"
+#include "net/net.h"
 
 #define HOST 64
 

@@ -12,22 +12,48 @@
 #include <stdio.h>
 #include <time.h>
 #include "vcoll.h"
-#include "ctx.h"
-#include "log.h"
-#include "../p2p/p2p.h"
-#include "../p2p/p2p_state.h"
+#include "../core/ctx.h"
+#include "../core/comm.h"
+#include "../core/log.h"
+#include "p2p.h"
+#include "p2p_state.h"
+
+#define NNETS (int)(sizeof vc_ctx.net_err / sizeof vc_ctx.net_err[0])
+
+static void nets_of(const struct vc_ctx *c, net_t *nets[NNETS])
+{
+    nets[0] = c->self;
+    nets[1] = c->shm;
+    nets[2] = c->rc;
+    nets[3] = c->ud;
+}
+
+/* A transport whose progress failed (a CQ that cannot be polled) will not
+ * deliver anything again: remember its error, say so once, stop polling. */
+static void net_failed(struct vc_ctx *c, int i, const net_t *n, int err)
+{
+    if (err <= VC_SUCCESS || err > VC_ERR_INTERNAL)
+        err = VC_ERR_TRANSPORT;     /* not a VC_ERR_* code: still a failure */
+    c->net_err[i] = err;
+    c->net_failed = 1;
+    LOG_ERR("%s transport failed while polling: %s; the operations that use it fail",
+            n->name, vc_strerror(err));
+}
 
 int vc_progress(void)
 {
     struct vc_ctx *c = &vc_ctx;
     int events = 0;
-    net_t *nets[4] = {c->self, c->shm, c->rc, c->ud};
-    for (int i = 0; i < 4; i++) {
-        if (!nets[i])
+    net_t *nets[NNETS];
+    nets_of(c, nets);
+    for (int i = 0; i < NNETS; i++) {
+        if (!nets[i] || c->net_err[i])
             continue;
         int e = nets[i]->ops->progress(nets[i]);
         if (e > 0)
             events += e;
+        else if (e < 0)
+            net_failed(c, i, nets[i], -e);
     }
     if (c->p2p->pend_head)
         events += p2p_retry_pending();
@@ -110,6 +136,34 @@ int vc_peer_probe(int w)
     return 0;
 }
 
+static int net_error(const struct vc_ctx *c, const net_t *n)
+{
+    net_t *nets[NNETS];
+    nets_of(c, nets);
+    for (int i = 0; i < NNETS; i++)
+        if (n && nets[i] == n)
+            return c->net_err[i];
+    return VC_SUCCESS;
+}
+
+/* (p2p.h) */
+int req_net_error(const struct vc_request *r)
+{
+    const struct vc_ctx *c = &vc_ctx;
+    if (!c->net_failed)
+        return VC_SUCCESS;
+    if (r->kind != REQ_COLL && r->world_peer >= 0)
+        return net_error(c, c->net_of[r->world_peer]);
+    const struct vc_comm *comm = r->comm;
+    int n = comm ? comm->size : c->size;
+    for (int i = 0; i < n; i++) {
+        int e = net_error(c, c->net_of[comm ? comm_world_rank(comm, i) : i]);
+        if (e)
+            return e;
+    }
+    return VC_SUCCESS;
+}
+
 /* Communicators up to this size have every member watched while a
  * collective or a wildcard receive on them waits: a rank stuck in a
  * barrier behind a live rank that is itself stuck behind the dead one must
@@ -163,9 +217,23 @@ static void idle_step(unsigned *idle, double *next_check, struct vc_request *r)
         p2p_fail_if_dead(r);
 }
 
+static void fail_wait(struct vc_request *r, int err)
+{
+    p2p_cancel(r);
+    if (r->kind == REQ_COLL)
+        p2p_queue_remove(&vc_ctx.p2p->coll, r);
+    r->status.error = err;
+    r->done = 1;
+}
+
 void vc_test_idle(struct vc_request *r)
 {
     struct vc_ctx *c = &vc_ctx;
+    int err = req_net_error(r);
+    if (err) {
+        fail_wait(r, err);
+        return;
+    }
     if (c->ndead && r->kind != REQ_COLL && p2p_fail_if_dead(r))
         return;
     /* a clock read only every 256 unfinished tests: a test loop must stay
@@ -189,13 +257,16 @@ int p2p_wait(struct vc_request *r)
     unsigned idle = 0;
     double next_check = 0;
     while (!r->done) {
-        if (vc_progress() > 0) {
-            idle = 0;
-            continue;
-        }
+        int events = vc_progress();
         if (r->done)
             break;
-        idle_step(&idle, &next_check, r);
+        int err = req_net_error(r);
+        if (err)
+            fail_wait(r, err);
+        else if (events > 0)
+            idle = 0;
+        else
+            idle_step(&idle, &next_check, r);
     }
     return r->status.error;
 }

@@ -1,6 +1,8 @@
 /*
  * init.c -- vc_init / vc_finalize: parse config, bootstrap, open the
  * transports with a single data-collecting fence, build the world.
+ * The one place that knows every layer, so it sits above all of them
+ * (core <- boot, net <- p2p <- coll <- lifecycle) and none includes it.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -10,18 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "vcoll.h"
-#include "ctx.h"
-#include "comm.h"
-#include "log.h"
-#include "../p2p/p2p.h"
-#include "../p2p/p2p_state.h"
-
-struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1};
-
-/* Per-communicator collective state (src/coll). init.c orchestrates the
- * layers, so it is the one place that knows about all of them. */
-int coll_comm_init(struct vc_comm *c);
-void coll_comm_fini(struct vc_comm *c);
+#include "core/ctx.h"
+#include "core/comm.h"
+#include "core/log.h"
+#include "net/net.h"
+#include "p2p/p2p.h"
+#include "p2p/p2p_state.h"
+#include "coll/coll.h"
 
 static const char *getenv_c(const char *n) { return getenv(n); }
 
@@ -269,7 +266,8 @@ int vc_finalize(void)
         for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
             if (nets[i] && nets[i]->ops->quiesce)
                 inflight += nets[i]->ops->quiesce(nets[i]);
-        if (c->dead_peer >= 0 || (!c->p2p->pend_head && !inflight))
+        /* a failed transport will deliver no acknowledgement again */
+        if (c->dead_peer >= 0 || c->net_failed || (!c->p2p->pend_head && !inflight))
             break;
         if (!c->p2p->pend_head) {
             double t = vc_wtime();
