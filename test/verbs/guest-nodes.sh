@@ -19,7 +19,9 @@ export TMPDIR=/run
 s=0
 echo "--- emulated nodes 2+2 (--map-by node) ---"
 "$HERE/guest-suite.sh" --build "$B" --nodes 2+2 --map-by node --net "$NETS" --timeout "$TMO" \
-  --list "$HERE/nodes.list" --pre "bad input on 1+2+3 fails fast and names the cause=$HERE/nodes-errors.sh $B" || s=1
+  --list "$HERE/nodes.list" --pre "bad input on 1+2+3 fails fast and names the cause=$HERE/nodes-errors.sh $B" \
+  --pre "rank killed on another node, reported by every survivor (auto: shm+rc)=$HERE/remote-kill.sh $B auto" \
+  --pre "rank killed on another node, reported by every survivor (ud)=$HERE/remote-kill.sh $B ud" || s=1
 echo "--- emulated nodes 1+2+3 ---"
 "$HERE/guest-suite.sh" --build "$B" --nodes 1+2+3 --net "$NETS" --timeout "$TMO" \
   --list "$HERE/nodes.list" || s=1

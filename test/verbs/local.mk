@@ -3,7 +3,7 @@
 # run `make check-verbs` explicitly.
 EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
-	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/nodes.list \
+	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
 	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh
 
 check-verbs: all $(check_PROGRAMS)
