@@ -2,13 +2,15 @@
 # test.sh -- install dependencies, build, and run every vcoll test:
 #   1. build + make check (CUnit units, mpirun np 1..8 on shm, kill -9,
 #      launcher checks, srun --mpi=pmix on a local single-node Slurm, OSU)
-#   2. the same unit + mpirun suites under ASan+UBSan
+#   2. the same unit + mpirun suites under ASan+UBSan, then the libFuzzer
+#      harnesses of the wire parsers (contrib/fuzz.sh, clang)
 #   3. install, then build the examples against the installed vcoll (pkg-config)
 #   4. make distcheck: the tarball builds out of tree from read-only sources,
 #      its tests pass, install/uninstall and distclean leave nothing behind
 #   5. configure without CUnit: the library builds, make check names the package
 #   6. verbs: the multi-process suite on VCOLL_NET=rc and ud inside a QEMU guest
-#      with SoftRoCE (contrib/vm/vcoll-vm.sh), one rxe device and two
+#      with SoftRoCE (contrib/vm/vcoll-vm.sh), one rxe device and two, and on
+#      emulated nodes (2+2, 1+2+3) with shm+rc, shm+ud, rc and ud
 # Options: --quick (skip sanitizers, the CUnit-less build and VM), --no-vm,
 #          --no-san, --no-slurm
 set -u
@@ -104,7 +106,7 @@ san_check() (   # a subshell, so the sanitizer settings stay here
     check_in "$sbuild" --enable-sanitizers
 )
 
-stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev qemu-system-x86 busybox-static kmod cpio xz-utils binutils iproute2" "$top/contrib/deps.sh" || exit 1
+stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev qemu-system-x86 busybox-static kmod cpio xz-utils binutils iproute2 clang" "$top/contrib/deps.sh" || exit 1
 [ $slurm -eq 1 ] && stage "single-node Slurm" "$top/contrib/slurm-local.sh" start
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
 stage "build + make check" check_in "$build"
@@ -113,6 +115,9 @@ stage "make distcheck" dist_check
 [ $quick -eq 0 ] && stage "configure without CUnit" no_cunit_check
 if [ $san -eq 1 ]; then
     stage "ASan+UBSan build + make check" san_check
+    # every parser of wire data under libFuzzer (+ASan/UBSan), from its seed
+    # corpus: a short run per harness catches what a change broke
+    stage "fuzzers (20 s per wire parser)" "$top/contrib/fuzz.sh" -t 20 "${VCOLL_FUZZ_BUILD:-$top/_build-fuzz}"
 fi
 if [ $vm -eq 1 ]; then
     if [ -x "$top/test/verbs/run-verbs-tests.sh" ]; then
