@@ -46,6 +46,7 @@ int coll_make_comm(uint32_t ctx, int rank, int size, int *world, struct vc_comm 
 
 int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;
@@ -85,6 +86,7 @@ static int mem_cmp(const void *a, const void *b)
 
 int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;
@@ -151,6 +153,7 @@ out:
 
 int vc_comm_free(vc_comm_t *comm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (!comm)
         return VC_ERR_ARG;
