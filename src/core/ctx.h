@@ -31,6 +31,7 @@ struct vc_ctx {
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
     req_pool_t reqs;         /* every request object (request.c) */
     uint32_t next_ctx;       /* next free communicator context id (even) */
+    struct ctx_resv *ctx_resv;   /* ids held by comm creations in flight (comm_split.c) */
     ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
     net_hb_t *hb;            /* liveness detector for remote peers, or NULL */
     uint8_t *dead;           /* [size]: world rank found dead (failures are

@@ -7,7 +7,8 @@
  * exchanges blocking and non-blocking, eager and above VCOLL_EAGER_LIMIT,
  * plus allreduce, bcast, barrier and an iallreduce left in flight across
  * p2p traffic. Every thread also exchanges on VC_COMM_WORLD with its own
- * tag, so concurrent matching on one communicator is exercised too. All
+ * tag, so concurrent matching on one communicator is exercised too, and
+ * duplicates and splits its communicator while the others do the same. All
  * threads use the same tags on their own communicators and every payload
  * names its thread, so a message delivered to the wrong communicator or
  * thread shows up as a wrong value.
@@ -57,6 +58,7 @@ static int64_t contrib(int t, int it, int rank, size_t i)
 typedef struct {
     int t, rank, size, left, right;
     vc_comm_t comm;
+    vc_comm_t sub, half;        /* created by the thread, while the others do too */
     uint8_t *sbuf, *rbuf;
     int64_t *ain, *aout, *iin, *iout;
     size_t sizes[NSIZES], acount;
@@ -158,6 +160,29 @@ static void collectives(worker_t *w, int it)
     }
 }
 
+/* Communicators made by every thread at once from its own parent: their
+   context ids must still differ, or traffic crosses between them. Checked
+   with an allreduce whose inputs name the thread and the communicator. */
+static void sub_comms(worker_t *w, int it)
+{
+    int64_t in = contrib(w->t, it, w->rank, 0), out = 0, want = 0;
+    OK(vc_allreduce(&in, &out, 1, VC_INT64, VC_SUM, w->sub));
+    for (int r = 0; r < w->size; r++)
+        want += contrib(w->t, it, r, 0);
+    if (out != want)
+        FAIL("thread %d iter %d: allreduce on its dup = %lld, expected %lld", w->t, it,
+             (long long)out, (long long)want);
+    in = contrib(w->t + 100, it, w->rank, 0);
+    OK(vc_allreduce(&in, &out, 1, VC_INT64, VC_MAX, w->half));
+    want = 0;
+    for (int r = w->rank & 1; r < w->size; r += 2)   /* my half: same parity */
+        if (contrib(w->t + 100, it, r, 0) > want)
+            want = contrib(w->t + 100, it, r, 0);
+    if (out != want)
+        FAIL("thread %d iter %d: allreduce on its half = %lld, expected %lld", w->t, it,
+             (long long)out, (long long)want);
+}
+
 static void *worker(void *arg)
 {
     worker_t *w = arg;
@@ -165,7 +190,15 @@ static void *worker(void *arg)
     OK(vc_comm_size(w->comm, &w->size));
     w->left = (w->rank + w->size - 1) % w->size;
     w->right = (w->rank + 1) % w->size;
+    OK(vc_comm_dup(w->comm, &w->sub));
+    OK(vc_comm_split(w->comm, w->rank & 1, w->size - w->rank, &w->half));
+    int hrank = -1, hsize = -1;
+    OK(vc_comm_rank(w->half, &hrank));
+    OK(vc_comm_size(w->half, &hsize));
+    if (hsize != (w->size + 1 - (w->rank & 1)) / 2 || hrank != (hsize - 1 - w->rank / 2))
+        FAIL("thread %d: split gave rank %d of %d", w->t, hrank, hsize);
     for (int it = 0; it < iters; it++) {
+        sub_comms(w, it);
         size_t len = w->sizes[it % NSIZES];
         int tag = it % 5;           /* the same tags on every thread's communicator */
         ring_blocking(w, it, len, tag);
@@ -176,6 +209,8 @@ static void *worker(void *arg)
                          VC_COMM_WORLD, (mp_rank + mp_size - 1) % mp_size,
                          (mp_rank + 1) % mp_size, mp_rank);
     }
+    OK(vc_comm_free(&w->sub));
+    OK(vc_comm_free(&w->half));
     return NULL;
 }
 
