@@ -311,22 +311,19 @@ int main(void)
     for (int t = 0; t < nthreads; t++)
         setup(&w[t], t);
 
-    if (level == VC_THREAD_MULTIPLE) {
-        for (int t = 0; t < nthreads; t++)
-            if (pthread_create(&th[t], NULL, worker, &w[t])) {
-                fprintf(stderr, "FAIL: pthread_create\n");
-                return 1;
-            }
-        for (int t = 0; t < nthreads; t++)
-            pthread_join(th[t], NULL);
-    } else if (level == VC_THREAD_SERIALIZED) {
+    if (level >= VC_THREAD_SERIALIZED) {
+        /* all at once, or one thread after the other */
+        int serial = level == VC_THREAD_SERIALIZED;
         for (int t = 0; t < nthreads; t++) {
             if (pthread_create(&th[t], NULL, worker, &w[t])) {
                 fprintf(stderr, "FAIL: pthread_create\n");
                 return 1;
             }
-            pthread_join(th[t], NULL);
+            if (serial)
+                pthread_join(th[t], NULL);
         }
+        for (int t = 0; t < nthreads && !serial; t++)
+            pthread_join(th[t], NULL);
     } else {
         for (int t = 0; t < nthreads; t++)
             worker(&w[t]);
