@@ -3,7 +3,8 @@
 #   1. build + make check (CUnit units, mpirun np 1..8 on shm, kill -9,
 #      launcher checks, srun --mpi=pmix on a local single-node Slurm, OSU)
 #   2. the same unit + mpirun suites under ASan+UBSan, then the libFuzzer
-#      harnesses of the wire parsers (contrib/fuzz.sh, clang)
+#      harnesses of the wire parsers (contrib/fuzz.sh, clang); mp_threads
+#      under TSan
 #   3. install, then build the examples against the installed vcoll (pkg-config)
 #   4. make distcheck: the tarball builds out of tree from read-only sources,
 #      its tests pass, install/uninstall and distclean leave nothing behind
@@ -27,6 +28,7 @@ for a in "$@"; do
 done
 build=${VCOLL_BUILD:-$top/_build}
 sbuild=${VCOLL_SAN_BUILD:-$top/_build-san}
+tbuild=${VCOLL_TSAN_BUILD:-$top/_build-tsan}
 pass=0 fail=0 failed=()
 T0=$(date +%s)
 stage() {   # name, command...
@@ -106,6 +108,21 @@ san_check() (   # a subshell, so the sanitizer settings stay here
     check_in "$sbuild" --enable-sanitizers
 )
 
+# VC_THREAD_MULTIPLE under ThreadSanitizer: 4 threads per rank on np 2 and 3.
+# Only this program (the rest is single-threaded; TSan slows it 5-15x).
+tsan_check() (
+    export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+    mkdir -p "$tbuild" && cd "$tbuild" || exit 1
+    "$top/configure" -q --enable-tsan || exit 1
+    make -j2 >/dev/null || make || exit 1
+    make -j2 test/mp/mp_threads >/dev/null || exit 1
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    for np in 2 3; do
+        timeout 300 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+            --mca btl self,vader -x TSAN_OPTIONS -np $np test/mp/mp_threads || exit 1
+    done
+)
+
 stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev qemu-system-x86 busybox-static kmod cpio xz-utils binutils iproute2 clang" "$top/contrib/deps.sh" || exit 1
 [ $slurm -eq 1 ] && stage "single-node Slurm" "$top/contrib/slurm-local.sh" start
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
@@ -118,6 +135,7 @@ if [ $san -eq 1 ]; then
     # every parser of wire data under libFuzzer (+ASan/UBSan), from its seed
     # corpus: a short run per harness catches what a change broke
     stage "fuzzers (20 s per wire parser)" "$top/contrib/fuzz.sh" -t 20 "${VCOLL_FUZZ_BUILD:-$top/_build-fuzz}"
+    stage "TSan build + mp_threads (VC_THREAD_MULTIPLE)" tsan_check
 fi
 if [ $vm -eq 1 ]; then
     if [ -x "$top/test/verbs/run-verbs-tests.sh" ]; then

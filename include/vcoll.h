@@ -85,7 +85,9 @@ const char *vc_strerror(int err);
 int vc_init(int *argc, char ***argv);
 /* Thread levels, as MPI's. vc_init_thread grants at most what was required
    (VC_THREAD_MULTIPLE is granted: any thread may call anything at any time);
-   vc_init grants VC_THREAD_SINGLE. */
+   vc_init grants VC_THREAD_SINGLE. As in MPI, under VC_THREAD_MULTIPLE two
+   threads must not call collectives on one communicator at once, nor wait on
+   one request: give each thread its own vc_comm_dup. */
 enum { VC_THREAD_SINGLE = 0, VC_THREAD_FUNNELED, VC_THREAD_SERIALIZED,
        VC_THREAD_MULTIPLE };
 int vc_init_thread(int *argc, char ***argv, int required, int *provided);

@@ -39,6 +39,7 @@ typedef struct {
 
 int vc_bootstrap_exchange(int rank, int size, vc_allgather_fn *allgather, void *ctx)
 {
+    VC_API_ENTER();
     if (vc_ctx.initialized)
         return VC_ERR_ARG;          /* it would apply to no vc_init */
     if (!allgather || size < 1 || rank < 0 || rank >= size)

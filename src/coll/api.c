@@ -358,6 +358,7 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
 
 int vc_barrier(vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = coll_check_common(comm);
     if (rc)
         return rc;
@@ -369,6 +370,7 @@ int vc_barrier(vc_comm_t comm)
 
 int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = coll_check_common(comm);
     if (rc)
         return rc;
@@ -379,6 +381,7 @@ int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
 
 int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
     return rc ? rc : coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
 }
@@ -386,6 +389,7 @@ int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm
 int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
               vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
     if (rc)
         return rc;
@@ -397,6 +401,7 @@ int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t com
 int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
               vc_op_t op, int root, vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
     if (rc)
         return rc;
@@ -409,6 +414,7 @@ int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 int vc_ireduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                vc_op_t op, int root, vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
     if (rc)
         return rc;
@@ -423,6 +429,7 @@ int vc_ireduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_op_t op, vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
     if (rc)
         return rc;
@@ -439,6 +446,7 @@ int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                   vc_op_t op, vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
     if (rc)
         return rc;
@@ -476,6 +484,7 @@ static int check_allgather(const void **sbuf, void *rbuf, size_t count, vc_dtype
 int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
     return rc ? rc : coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }
@@ -483,6 +492,7 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                   vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
     if (rc)
         return rc;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "coll.h"
+#include "core/ctx.h"
 #include "dtype/dtype.h"
 
 /* count * n elements of dt must be addressable */
@@ -40,6 +41,7 @@ static int check_alltoall(const void **sbuf, void *rbuf, size_t count, vc_dtype_
 int vc_alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                 vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_alltoall(&sbuf, rbuf, count, dtype, comm);
     return rc ? rc : coll_run(COLL_ALLTOALL, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }
@@ -47,6 +49,7 @@ int vc_alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 int vc_ialltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_alltoall(&sbuf, rbuf, count, dtype, comm);
     if (rc)
         return rc;
@@ -125,6 +128,7 @@ int vc_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[
                  void *rbuf, const size_t rcounts[], const size_t rdispls[],
                  vc_dtype_t dtype, vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_alltoallv(&sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm);
     return rc ? rc : run_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype,
                                    comm, NULL);
@@ -134,6 +138,7 @@ int vc_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls
                   void *rbuf, const size_t rcounts[], const size_t rdispls[],
                   vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_alltoallv(&sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm);
     if (rc)
         return rc;
@@ -175,6 +180,7 @@ static int check_rsb(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dt,
 int vc_reduce_scatter_block(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                             vc_op_t op, vc_comm_t comm)
 {
+    VC_API_ENTER();
     int rc = check_rsb(&sbuf, rbuf, count, dtype, op, comm);
     return rc ? rc : coll_run(COLL_REDUCE_SCATTER_BLOCK, comm, sbuf, rbuf, count, dtype, op,
                               0, NULL);
@@ -184,6 +190,7 @@ int vc_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count,
                              vc_dtype_t dtype, vc_op_t op, vc_comm_t comm,
                              vc_request_t *req)
 {
+    VC_API_ENTER();
     int rc = check_rsb(&sbuf, rbuf, count, dtype, op, comm);
     if (rc)
         return rc;
@@ -223,6 +230,7 @@ static int run_rs(const void *sbuf, void *rbuf, const size_t *rcounts, size_t to
 int vc_reduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
                       vc_dtype_t dtype, vc_op_t op, vc_comm_t comm)
 {
+    VC_API_ENTER();
     size_t total;
     int rc = check_rs(&sbuf, rbuf, rcounts, dtype, op, comm, &total);
     return rc ? rc : run_rs(sbuf, rbuf, rcounts, total, dtype, op, comm, NULL);
@@ -231,6 +239,7 @@ int vc_reduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
 int vc_ireduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
                        vc_dtype_t dtype, vc_op_t op, vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     size_t total;
     int rc = check_rs(&sbuf, rbuf, rcounts, dtype, op, comm, &total);
     if (rc)
@@ -252,23 +261,27 @@ static int scan_any(int kind, const void *sbuf, void *rbuf, size_t count, vc_dty
 int vc_scan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
             vc_comm_t comm)
 {
+    VC_API_ENTER();
     return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, NULL, 0);
 }
 
 int vc_iscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
              vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, req, 1);
 }
 
 int vc_exscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
               vc_comm_t comm)
 {
+    VC_API_ENTER();
     return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, NULL, 0);
 }
 
 int vc_iexscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
                vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, req, 1);
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "coll.h"
+#include "core/ctx.h"
 #include "dtype/dtype.h"
 
 #define SORT_STACK 64   /* blocks sorted without malloc for overlap checks */
@@ -217,18 +218,21 @@ static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t 
 int vc_gather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
               vc_comm_t comm)
 {
+    VC_API_ENTER();
     return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, 0, NULL);
 }
 
 int vc_igather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, 1, req);
 }
 
 int vc_gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
                const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm)
 {
+    VC_API_ENTER();
     return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
                             comm, 0, NULL);
 }
@@ -237,6 +241,7 @@ int vc_igatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcount
                 const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm,
                 vc_request_t *req)
 {
+    VC_API_ENTER();
     return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
                             comm, 1, req);
 }
@@ -244,6 +249,7 @@ int vc_igatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcount
 int vc_scatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                vc_comm_t comm)
 {
+    VC_API_ENTER();
     return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, 0,
                           NULL);
 }
@@ -251,6 +257,7 @@ int vc_scatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int
 int vc_iscatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                 vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, 1,
                           req);
 }
@@ -258,6 +265,7 @@ int vc_iscatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, in
 int vc_scatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
                 void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm)
 {
+    VC_API_ENTER();
     return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
                             root, comm, 0, NULL);
 }
@@ -266,6 +274,7 @@ int vc_iscatterv(const void *sbuf, const size_t scounts[], const size_t displs[]
                  void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm,
                  vc_request_t *req)
 {
+    VC_API_ENTER();
     return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
                             root, comm, 1, req);
 }
@@ -273,6 +282,7 @@ int vc_iscatterv(const void *sbuf, const size_t scounts[], const size_t displs[]
 int vc_allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
                   const size_t displs[], vc_dtype_t dtype, vc_comm_t comm)
 {
+    VC_API_ENTER();
     return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, 0, NULL);
 }
 
@@ -280,5 +290,6 @@ int vc_iallgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rco
                    const size_t displs[], vc_dtype_t dtype, vc_comm_t comm,
                    vc_request_t *req)
 {
+    VC_API_ENTER();
     return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, 1, req);
 }

@@ -67,6 +67,7 @@ static int agree_ctx(vc_comm_t comm, int n, const int ranks[], int me, int tag,
 int vc_comm_create_group(vc_comm_t comm, int n, const int ranks[], int tag,
                          vc_comm_t *newcomm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;

@@ -3,11 +3,19 @@
  *
  * Context ids: every process keeps vc_ctx.next_ctx (even; all ids below it
  * are in use or retired locally). Creating a communicator takes the maximum
- * of next_ctx over the parent, so the id is free on every member; everyone
- * in the parent then moves next_ctx past it. Ids only need to be unique per
- * process, which is what matching looks at, so disjoint groups from one
- * split may share an id. ctx carries point-to-point traffic, ctx+1 the
- * collectives.
+ * over the parent of each member's lowest free id, so the id is free on
+ * every member; everyone in the parent then moves next_ctx past it. Ids only
+ * need to be unique per process, which is what matching looks at, so
+ * disjoint groups from one split may share an id. ctx carries point-to-point
+ * traffic, ctx+1 the collectives.
+ *
+ * Under VC_THREAD_MULTIPLE two threads may create communicators from
+ * different parents at once, and both agreements can end on the same id
+ * (each waits with the lock released). So the agreed id is checked: every
+ * member says whether it is still free for it and holds it (ctx_resv) until
+ * a second allreduce has heard everyone; if anyone said no, all retry above
+ * it. Always two rounds, whatever the thread level, since members of one
+ * parent may have been granted different levels.
  *
  * Freed communicators are kept as tombstones (magic COMM_FREED) until
  * vc_finalize, so a stale handle gives VC_ERR_COMM instead of reading freed
@@ -44,8 +52,56 @@ int coll_make_comm(uint32_t ctx, int rank, int size, int *world, struct vc_comm 
     return VC_SUCCESS;
 }
 
+struct ctx_resv {
+    uint32_t id;
+    struct ctx_resv *next;
+};
+
+static int ctx_held(uint32_t id)
+{
+    for (const struct ctx_resv *r = vc_ctx.ctx_resv; r; r = r->next)
+        if (r->id == id)
+            return 1;
+    return 0;
+}
+
+static int ctx_agree(struct vc_comm *comm, uint32_t *out)
+{
+    uint32_t from = 0;
+    for (;;) {
+        uint32_t mine = from > vc_ctx.next_ctx ? from : vc_ctx.next_ctx, cand, all;
+        while (ctx_held(mine))
+            mine += 2;
+        int rc = coll_run(COLL_ALLREDUCE, comm, &mine, &cand, 1, VC_UINT32, VC_MAX, 0, NULL);
+        if (rc)
+            return rc;
+        /* the allreduce let other threads in: cand may be taken by now */
+        uint32_t ok = cand >= vc_ctx.next_ctx && !ctx_held(cand);
+        struct ctx_resv hold = {cand, vc_ctx.ctx_resv};
+        if (ok)
+            vc_ctx.ctx_resv = &hold;
+        rc = coll_run(COLL_ALLREDUCE, comm, &ok, &all, 1, VC_UINT32, VC_MIN, 0, NULL);
+        if (ok) {   /* unlink: other threads may have pushed above it */
+            struct ctx_resv **pp = &vc_ctx.ctx_resv;
+            while (*pp != &hold)
+                pp = &(*pp)->next;
+            *pp = hold.next;
+        }
+        if (rc)
+            return rc;
+        if (all) {
+            if (cand + 2 > vc_ctx.next_ctx)
+                vc_ctx.next_ctx = cand + 2;
+            *out = cand;
+            return VC_SUCCESS;
+        }
+        from = cand + 2;
+    }
+}
+
 int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;
@@ -53,11 +109,10 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
         return VC_ERR_ARG;
     *newcomm = VC_COMM_NULL;
 
-    uint32_t mine = vc_ctx.next_ctx, ctx;
-    int rc = coll_run(COLL_ALLREDUCE, comm, &mine, &ctx, 1, VC_UINT32, VC_MAX, 0, NULL);
+    uint32_t ctx;
+    int rc = ctx_agree(comm, &ctx);
     if (rc)
         return rc;
-    vc_ctx.next_ctx = ctx + 2;
 
     int *world = NULL;
     if (comm->world) {
@@ -72,7 +127,7 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
     return rc;
 }
 
-typedef struct { int32_t color, key; uint32_t next_ctx; } split_ent_t;
+typedef struct { int32_t color, key; } split_ent_t;
 typedef struct { int key, rank; } split_mem_t;
 
 static int mem_cmp(const void *a, const void *b)
@@ -85,6 +140,7 @@ static int mem_cmp(const void *a, const void *b)
 
 int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;
@@ -93,26 +149,25 @@ int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
     *newcomm = VC_COMM_NULL;
 
     int p = comm->size;
-    split_ent_t me = {color, key, vc_ctx.next_ctx};
+    split_ent_t me = {color, key};
     split_ent_t *all = malloc((size_t)p * sizeof *all);
     split_mem_t *mem = malloc((size_t)p * sizeof *mem);
+    uint32_t ctx;
     int rc = VC_ERR_NOMEM;
     if (!all || !mem)
         goto out;
-    /* one allgather carries colors, keys and context ids: 3 x 32 bits */
-    rc = coll_run(COLL_ALLGATHER, comm, &me, all, 3, VC_UINT32, VC_SUM, 0, NULL);
+    /* one id for every group of the split: they are disjoint */
+    if ((rc = ctx_agree(comm, &ctx)))
+        goto out;
+    /* one allgather carries colors and keys: 2 x 32 bits */
+    rc = coll_run(COLL_ALLGATHER, comm, &me, all, 2, VC_UINT32, VC_SUM, 0, NULL);
     if (rc)
         goto out;
 
-    uint32_t ctx = 0;
     int bad = 0, n = 0, myrank = -1;
-    for (int i = 0; i < p; i++) {
-        if (all[i].next_ctx > ctx)
-            ctx = all[i].next_ctx;
+    for (int i = 0; i < p; i++)
         if (all[i].color < 0 && all[i].color != VC_UNDEFINED)
             bad = 1;
-    }
-    vc_ctx.next_ctx = ctx + 2;
     /* every rank saw every color, so a bad one fails the call everywhere
        alike and nobody is left waiting */
     if (bad) {
@@ -151,6 +206,7 @@ out:
 
 int vc_comm_free(vc_comm_t *comm)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (!comm)
         return VC_ERR_ARG;

@@ -15,6 +15,7 @@ int comm_check(vc_comm_t c)
 
 int vc_comm_rank(vc_comm_t comm, int *rank)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;
@@ -26,6 +27,7 @@ int vc_comm_rank(vc_comm_t comm, int *rank)
 
 int vc_comm_size(vc_comm_t comm, int *size)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (comm_check(comm))
         return VC_ERR_COMM;

@@ -2,4 +2,4 @@
  * other one builds on. */
 #include "ctx.h"
 
-struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1};
+struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1, .lock = PTHREAD_MUTEX_INITIALIZER};

@@ -4,6 +4,7 @@
 #ifndef VC_CTX_H
 #define VC_CTX_H
 
+#include <pthread.h>
 #include <sys/types.h>
 #include "config.h"
 #include "../boot/boot.h"
@@ -30,6 +31,7 @@ struct vc_ctx {
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
     req_pool_t reqs;         /* every request object (request.c) */
     uint32_t next_ctx;       /* next free communicator context id (even) */
+    struct ctx_resv *ctx_resv;   /* ids held by comm creations in flight (comm_split.c) */
     ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
     net_hb_t *hb;            /* liveness detector for remote peers, or NULL */
     uint8_t *dead;           /* [size]: world rank found dead (failures are
@@ -43,9 +45,44 @@ struct vc_ctx {
        (progress.c); net_failed says whether any has failed. */
     int net_err[4];
     int net_failed;
+
+    /* VC_THREAD_MULTIPLE: one lock around the whole library (lock.c). The
+       owner/depth pair makes it re-entrant (a public call may call another)
+       and lets a waiting call hand it over completely; depth is only ever
+       touched by the owner. */
+    int thread_level;        /* granted by vc_init / vc_init_thread */
+    int thread_multiple;     /* thread_level == MULTIPLE: public calls lock */
+    pthread_mutex_t lock;
+    pthread_t lock_owner;    /* read without the lock: atomics only */
+    unsigned lock_depth;
+    unsigned lock_waiters;   /* threads blocked on `lock` (atomic) */
+    unsigned lock_handoffs;  /* contended acquisitions so far (atomic) */
 };
 
 extern struct vc_ctx vc_ctx;
+
+/* First statement of every public call that touches library state: under
+ * VC_THREAD_MULTIPLE it takes the library lock, and the cleanup attribute
+ * releases it on every return path. Otherwise it costs one well-predicted
+ * test of thread_multiple (the leave test reads the same local); the flag is
+ * copied because vc_init_thread sets it during its own call. */
+int vc_lock_enter(void);
+void vc_lock_leave(void);
+static inline void vc_api_leave_(int *held)
+{
+    if (__builtin_expect(*held, 0))
+        vc_lock_leave();
+}
+#define VC_API_ENTER() \
+    __attribute__((cleanup(vc_api_leave_))) int vc_api_held_ = \
+        __builtin_expect(vc_ctx.thread_multiple, 0) ? vc_lock_enter() : 0
+
+/* A blocking call that found nothing to do: let other threads into the
+ * library for a moment (lock.c). spinning = still in the polling phase. */
+void vc_lock_idle(int spinning);
+/* A blocking call that made progress: hand the lock over only if another
+ * thread is queued for it, so a busy waiter cannot starve the others. */
+void vc_lock_pass(void);
 
 /* Shared guard for every public call. */
 #define VC_CHECK_INIT() \

@@ -27,6 +27,7 @@ int ops_lookup(vc_op_t op, vc_user_fn **fn, int *commutative)
 
 int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (!fn || !op)
         return VC_ERR_ARG;
@@ -47,6 +48,7 @@ int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op)
 
 int vc_op_free(vc_op_t *op)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (!op)
         return VC_ERR_ARG;

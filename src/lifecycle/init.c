@@ -34,12 +34,19 @@ double vc_wtime(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Lock-free, as MPI_Initialized may be called from any thread at any time:
+ * `initialized` is stored atomically by vc_init / vc_finalize for it. */
 int vc_initialized(int *flag)
 {
     if (!flag)
         return VC_ERR_ARG;
-    *flag = vc_ctx.initialized;
+    *flag = __atomic_load_n(&vc_ctx.initialized, __ATOMIC_ACQUIRE);
     return VC_SUCCESS;
+}
+
+static void set_initialized(struct vc_ctx *c, int v)
+{
+    __atomic_store_n(&c->initialized, v, __ATOMIC_RELEASE);
 }
 
 /* Spinning only helps while every rank has a core; past that, yield at once. */
@@ -189,6 +196,7 @@ static int open_transports(struct vc_ctx *c)
 
 int vc_init(int *argc, char ***argv)
 {
+    VC_API_ENTER();
     struct vc_ctx *c = &vc_ctx;
     (void)argc;
     (void)argv;
@@ -236,9 +244,10 @@ int vc_init(int *argc, char ***argv)
     w->rank = c->rank;
     w->size = c->size;
     c->next_ctx = 2;
-    c->initialized = 1;
+    c->thread_level = VC_THREAD_SINGLE;
+    set_initialized(c, 1);
     if ((rc = coll_comm_init(w))) {
-        c->initialized = 0;
+        set_initialized(c, 0);
         teardown(c);
         boot_finalize();
         return rc;
@@ -249,8 +258,36 @@ int vc_init(int *argc, char ***argv)
     return VC_SUCCESS;
 }
 
+/* The level is granted once the library is up; thread_multiple is switched
+ * on last, while the caller is still the only thread in the library (MPI's
+ * rule for init), so the threads it starts afterwards see it set. */
+int vc_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    VC_API_ENTER();
+    if (required < VC_THREAD_SINGLE || required > VC_THREAD_MULTIPLE || !provided)
+        return VC_ERR_ARG;
+    int rc = vc_init(argc, argv);
+    if (rc)
+        return rc;
+    vc_ctx.thread_level = required;
+    vc_ctx.thread_multiple = required == VC_THREAD_MULTIPLE;
+    *provided = required;
+    return VC_SUCCESS;
+}
+
+int vc_query_thread(int *provided)
+{
+    VC_API_ENTER();
+    VC_CHECK_INIT();
+    if (!provided)
+        return VC_ERR_ARG;
+    *provided = vc_ctx.thread_level;
+    return VC_SUCCESS;
+}
+
 int vc_finalize(void)
 {
+    VC_API_ENTER();
     struct vc_ctx *c = &vc_ctx;
     VC_CHECK_INIT();
     /* Flush packets still waiting for ring space, or peers would wait
@@ -290,16 +327,19 @@ int vc_finalize(void)
     vc_comm_world_obj.magic = COMM_FREED;
     teardown(c);
     int brc = boot_finalize();
-    c->initialized = 0;
+    set_initialized(c, 0);
     c->finalized = 1;
     return rc ? rc : brc;
 }
 
+/* No library lock: abort must end the job even while another thread holds
+ * it (say, inside the PMIx fence of vc_finalize); it reads nothing that
+ * changes after vc_init. */
 int vc_abort(vc_comm_t comm, int errorcode)
 {
     char msg[128];
     snprintf(msg, sizeof msg, "vc_abort(%d) called by rank %d", errorcode, vc_ctx.rank);
-    if (!vc_ctx.initialized) {
+    if (!__atomic_load_n(&vc_ctx.initialized, __ATOMIC_ACQUIRE)) {
         fprintf(stderr, "vcoll: %s before vc_init\n", msg);
         _exit(errorcode ? errorcode : 1);
     }

@@ -51,6 +51,7 @@ static int complete(struct vc_request *r, vc_status_t *status)
 int vc_isend(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
              vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     size_t bytes;
     int rc = check_send(buf, count, dtype, dest, tag, comm, &bytes);
     if (rc)
@@ -63,6 +64,7 @@ int vc_isend(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
 int vc_irecv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
              vc_comm_t comm, vc_request_t *req)
 {
+    VC_API_ENTER();
     size_t bytes;
     int rc = check_recv(buf, count, dtype, source, tag, comm, &bytes);
     if (rc)
@@ -75,6 +77,7 @@ int vc_irecv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
 int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
             vc_comm_t comm)
 {
+    VC_API_ENTER();
     size_t bytes;
     int rc = check_send(buf, count, dtype, dest, tag, comm, &bytes);
     if (rc)
@@ -90,6 +93,7 @@ int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
 int vc_recv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
             vc_comm_t comm, vc_status_t *status)
 {
+    VC_API_ENTER();
     struct vc_request *r;
     int rc = vc_irecv(buf, count, dtype, source, tag, comm, &r);
     return rc ? rc : complete(r, status);
@@ -99,6 +103,7 @@ int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, in
                 void *rbuf, size_t rcount, vc_dtype_t rdtype, int source, int rtag,
                 vc_comm_t comm, vc_status_t *status)
 {
+    VC_API_ENTER();
     size_t sbytes, rbytes;
     int rc = check_send(sbuf, scount, sdtype, dest, stag, comm, &sbytes);
     if (rc)
@@ -132,6 +137,7 @@ static void empty_status(vc_status_t *status)
 
 int vc_wait(vc_request_t *req, vc_status_t *status)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (!req)
         return VC_ERR_ARG;
@@ -148,6 +154,7 @@ int vc_wait(vc_request_t *req, vc_status_t *status)
 
 int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (!req || !flag)
         return VC_ERR_ARG;
@@ -174,6 +181,7 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
 
 int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[])
 {
+    VC_API_ENTER();
     VC_CHECK_INIT();
     if (n < 0 || (n > 0 && !reqs))
         return VC_ERR_ARG;

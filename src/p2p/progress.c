@@ -7,6 +7,10 @@
  * it waits for may need exactly this core to make progress. While it waits
  * it also checks every VCOLL_PEER_CHECK seconds that its peers are alive,
  * so a killed peer turns into VC_ERR_PEER_FAILED instead of a hang.
+ *
+ * Under VC_THREAD_MULTIPLE a waiting call gives the library lock up on
+ * every idle step (vc_backoff -> vc_lock_idle): requests may complete in
+ * another thread's vc_progress, which is why every loop re-reads r->done.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -81,6 +85,12 @@ void vc_coll_activate(struct vc_request *r)
 
 void vc_backoff(unsigned *idle)
 {
+    if (vc_ctx.thread_multiple) {
+        /* every wait loop comes through here: the one place where other
+           threads get the lock while this one waits */
+        vc_lock_idle(++*idle < (unsigned)vc_ctx.p2p->spin);
+        return;
+    }
     if (++*idle < (unsigned)vc_ctx.p2p->spin) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -263,10 +273,13 @@ int p2p_wait(struct vc_request *r)
         int err = req_net_error(r);
         if (err)
             fail_wait(r, err);
-        else if (events > 0)
+        else if (events > 0) {
             idle = 0;
-        else
+            if (vc_ctx.thread_multiple)
+                vc_lock_pass();
+        } else {
             idle_step(&idle, &next_check, r);
+        }
     }
     return r->status.error;
 }

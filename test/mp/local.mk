@@ -1,6 +1,6 @@
 # Multi-process tests: self-checking programs, run by the scripts below.
 MP_LDADD = libvcoll_int.la
-check_PROGRAMS += test/mp/mp_p2p test/mp/mp_kill test/mp/mp_scoped test/mp/mp_busy
+check_PROGRAMS += test/mp/mp_p2p test/mp/mp_kill test/mp/mp_scoped test/mp/mp_busy test/mp/mp_threads
 test_mp_mp_p2p_SOURCES = test/mp/mp_p2p.c test/mp/mp_util.h
 test_mp_mp_p2p_LDADD = $(MP_LDADD)
 test_mp_mp_kill_SOURCES = test/mp/mp_kill.c test/mp/mp_util.h
@@ -9,6 +9,9 @@ test_mp_mp_scoped_SOURCES = test/mp/mp_scoped.c test/mp/mp_util.h
 test_mp_mp_scoped_LDADD = $(MP_LDADD)
 test_mp_mp_busy_SOURCES = test/mp/mp_busy.c test/mp/mp_util.h
 test_mp_mp_busy_LDADD = $(MP_LDADD)
+# the public library, as a threaded program would link it
+test_mp_mp_threads_SOURCES = test/mp/mp_threads.c test/mp/mp_util.h
+test_mp_mp_threads_LDADD = libvcoll.la -lpthread
 # LD_PRELOAD fault injection for pmix-keys.sh (a module: never installed)
 check_LTLIBRARIES = test/mp/pmix_hide.la
 test_mp_pmix_hide_la_SOURCES = test/mp/pmix_hide.c

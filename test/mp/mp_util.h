@@ -11,7 +11,8 @@
 static int mp_rank = -1, mp_size = 0, mp_fails = 0;
 
 #define FAIL(...) do { fprintf(stderr, "FAIL: rank %d: ", mp_rank); fprintf(stderr, __VA_ARGS__); \
-                       fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__); mp_fails++; } while (0)
+                       fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__); \
+                       __atomic_add_fetch(&mp_fails, 1, __ATOMIC_RELAXED); } while (0)
 #define EXPECT_RC(call, want) do { int rc_ = (call); if (rc_ != (want)) \
         FAIL("%s returned %d (%s), expected %s", #call, rc_, vc_strerror(rc_), #want); } while (0)
 #define OK(call) EXPECT_RC(call, VC_SUCCESS)

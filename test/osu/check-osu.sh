@@ -126,6 +126,24 @@ for b in allreduce reduce; do
     [ -x "$osudir/vcoll_osu_$b" ] && run_one vcoll "$osudir/vcoll_osu_$b" "$b" -T mpi_float
 done
 
+# -t multiple: the same tables, with the granted level in the header
+for b in latency allreduce; do
+    [ -x "$osudir/vcoll_osu_$b" ] || continue
+    run_one vcoll "$osudir/vcoll_osu_$b" "$b" -t multiple
+    if ! grep -q '^# Thread level: multiple granted (multiple asked)' "$tmp/vcoll-$b-0.out"; then
+        echo "FAIL: vcoll osu_$b -t multiple: header does not say multiple was granted"
+        fail=$((fail + 1))
+    fi
+done
+if [ -x "$osudir/vcoll_osu_latency" ]; then
+    if "$osudir/vcoll_osu_latency" -t bogus >"$tmp/badt.out" 2>"$tmp/badt.err" ||
+       ! grep -q "invalid option or value" "$tmp/badt.err" || [ -s "$tmp/badt.out" ]; then
+        echo "FAIL: vcoll osu_latency -t bogus: not refused with a message"; fail=$((fail + 1))
+    else
+        echo "PASS: vcoll osu_latency refuses -t bogus"; pass=$((pass + 1))
+    fi
+fi
+
 # a bad -T, or -T on a benchmark without reductions, is refused before any
 # communication: exit 1 and a message, no table
 for b in reduce latency; do

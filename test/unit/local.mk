@@ -22,3 +22,6 @@ endif
 # outside the condition: a tarball made without CUnit must still hold them
 EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
 	test/unit/topo/snc_package.xml
+# (no CUnit needed) every public call that touches library state takes the VC_THREAD_MULTIPLE lock
+TESTS += test/unit/api_lock.sh
+EXTRA_DIST += test/unit/api_lock.sh

@@ -38,9 +38,22 @@ typedef MPI_Op bk_op_t;
 #define BK_MAX MPI_MAX
 #define BK_PREFIX "mpi"
 
-static inline int bk_init(int *argc, char ***argv)
+/* level: BK_THREAD_* or -1 for plain MPI_Init; *granted gets the level
+   given (-1 after a plain init) */
+static inline int bk_init(int *argc, char ***argv, int level, int *granted)
 {
-    int rc = MPI_Init(argc, argv);
+    static const int lv[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                             MPI_THREAD_MULTIPLE};
+    int rc, p = 0;
+    *granted = -1;
+    if (level < 0) {
+        rc = MPI_Init(argc, argv);
+    } else {
+        rc = MPI_Init_thread(argc, argv, lv[level], &p);
+        for (int i = 0; i < 4; i++)
+            if (p == lv[i])
+                *granted = i;
+    }
     /* errors come back as codes (like vcoll) instead of aborting */
     if (rc == MPI_SUCCESS)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -164,7 +177,11 @@ typedef vc_op_t bk_op_t;
 #define BK_MAX VC_MAX
 #define BK_PREFIX "vcoll"
 
-static inline int bk_init(int *argc, char ***argv) { return vc_init(argc, argv); }
+static inline int bk_init(int *argc, char ***argv, int level, int *granted)
+{
+    *granted = -1;
+    return level < 0 ? vc_init(argc, argv) : vc_init_thread(argc, argv, level, granted);
+}
 static inline int bk_finalize(void) { return vc_finalize(); }
 static inline void bk_abort(int code) { vc_abort(VC_COMM_WORLD, code); }
 static inline int bk_rank(int *r) { return vc_comm_rank(VC_COMM_WORLD, r); }

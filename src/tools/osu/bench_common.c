@@ -53,6 +53,8 @@ void bench_fill_ones(const bench_t *b, void *buf, size_t count)
     }
 }
 
+static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple"};
+
 static void usage(FILE *f, const bench_t *b, const char *prog, size_t def_min, size_t def_max)
 {
     fprintf(f,
@@ -61,6 +63,8 @@ static void usage(FILE *f, const bench_t *b, const char *prog, size_t def_min, s
             "  -i ITERS      timed iterations per size (default: by size, see README)\n"
             "  -x WARMUP     untimed warm-up iterations per size\n"
             "  -f            full statistics: min / max latency over ranks, iterations\n"
+            "  -t LEVEL      initialise asking for a thread level: single, funneled,\n"
+            "                serialized or multiple (default: plain init)\n"
             "%s"
             "  -h            this help\n",
             prog, def_min, def_max,
@@ -72,6 +76,16 @@ static int parse_dtype(const char *arg, bench_t *b)
     for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
         if (strcasecmp(arg, dtypes[i].name) == 0 || strcasecmp(arg, dtypes[i].name + 4) == 0) {
             b->dtype = (int)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_thread_level(const char *arg, bench_t *b)
+{
+    for (int i = 0; i < (int)(sizeof thread_levels / sizeof thread_levels[0]); i++)
+        if (strcasecmp(arg, thread_levels[i]) == 0) {
+            b->thread_level = i;
             return 0;
         }
     return -1;
@@ -132,7 +146,7 @@ static void parse_options(bench_t *b, int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt(argc, argv, b->reduces ? "m:i:x:fT:h" : "m:i:x:fh")) != -1) {
+    while ((c = getopt(argc, argv, b->reduces ? "m:i:x:ft:T:h" : "m:i:x:ft:h")) != -1) {
         int bad = 0;
         switch (c) {
         case 'm': bad = parse_range(optarg, b); break;
@@ -140,6 +154,7 @@ static void parse_options(bench_t *b, int argc, char **argv)
         case 'x': bad = parse_count(optarg, &b->skip, 0); break;
         case 'f': b->full = 1; break;
         case 'T': bad = parse_dtype(optarg, b); break;
+        case 't': bad = parse_thread_level(optarg, b); break;
         case 'h':
             if (talk)
                 usage(stdout, b, prog, def_min, def_max);
@@ -175,9 +190,10 @@ void bench_start(bench_t *b, int *argc, char ***argv)
     b->iters = -1;
     b->skip = -1;
     b->full = 0;
+    b->thread_level = -1;
     parse_options(b, *argc, *argv);
 
-    bench_check(b, bk_init(argc, argv), "init");
+    bench_check(b, bk_init(argc, argv, b->thread_level, &b->thread_granted), "init");
     bench_check(b, bk_rank(&b->rank), "comm_rank");
     bench_check(b, bk_size(&b->nranks), "comm_size");
 
@@ -269,6 +285,10 @@ void bench_header(const bench_t *b)
     printf("# OSU-style %s, %d ranks\n", b->title, b->nranks);
     if (b->kind != BENCH_BARRIER)
         printf("# Datatype: %s.\n", dtypes[b->dtype].name);
+    if (b->thread_level >= 0)
+        printf("# Thread level: %s granted (%s asked).\n",
+               b->thread_granted >= 0 ? thread_levels[b->thread_granted] : "unknown",
+               thread_levels[b->thread_level]);
 
     switch (b->kind) {
     case BENCH_LATENCY:

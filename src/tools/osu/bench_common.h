@@ -22,6 +22,10 @@ enum bench_kind {
 #define BENCH_HUGE (1u << 20)    /* from 1 MiB on, fewer again */
 #define BENCH_EXIT_UNSUPPORTED 3 /* the library does not implement the call */
 
+/* -t values: thread levels in MPI's order (single .. multiple) */
+enum { BENCH_THREAD_SINGLE, BENCH_THREAD_FUNNELED, BENCH_THREAD_SERIALIZED,
+       BENCH_THREAD_MULTIPLE };
+
 /* -T values, as OSU 7.x spells them (case does not matter). */
 enum { BENCH_DT_CHAR, BENCH_DT_INT, BENCH_DT_FLOAT };
 
@@ -35,6 +39,8 @@ typedef struct {
     int full;           /* -f: min/max/iterations columns */
     int reduces;        /* a reduction: takes -T, sizes are whole elements */
     int dtype;          /* BENCH_DT_*: from -T, MPI_CHAR unless told (as OSU 7) */
+    int thread_level;   /* -t: BENCH_THREAD_* asked at init, -1 = plain init */
+    int thread_granted; /* what the library granted (-1 after a plain init) */
     int rank, nranks;
 } bench_t;
 
