@@ -77,7 +77,9 @@ int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt
     if (rc || !bytes)
         return rc;
     /* rank 0's data op rank 1's op ... : the same tree on every rank */
-    uint8_t acc[sizeof all->data];
+    /* aligned as the widest element (16-byte pairs, doubles): the kernels
+       access it as typed elements */
+    uint8_t acc[sizeof all->data] __attribute__((aligned(16)));
     memcpy(acc, all[0].data, bytes);
     for (int r = 1; r < vc_ctx.size; r++)
         dtype_reduce3(acc, acc, all[r * NET_SHM_SLOTS].data, count, dt, op);

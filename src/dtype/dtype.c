@@ -2,6 +2,12 @@
 #include <stdint.h>
 #include "dtype.h"
 
+static int is_pair(vc_dtype_t dt)
+{
+    return dt == VC_FLOAT_INT || dt == VC_DOUBLE_INT || dt == VC_INT32_INT ||
+           dt == VC_INT64_INT;
+}
+
 size_t dtype_size(vc_dtype_t dt)
 {
     switch (dt) {
@@ -9,6 +15,10 @@ size_t dtype_size(vc_dtype_t dt)
     case VC_INT16: case VC_UINT16: return 2;
     case VC_INT32: case VC_UINT32: case VC_FLOAT: return 4;
     case VC_INT64: case VC_UINT64: case VC_DOUBLE: return 8;
+    case VC_FLOAT_INT: return sizeof(dtype_float_int_t);
+    case VC_DOUBLE_INT: return sizeof(dtype_double_int_t);
+    case VC_INT32_INT: return sizeof(dtype_int32_int_t);
+    case VC_INT64_INT: return sizeof(dtype_int64_int_t);
     }
     return 0;
 }
@@ -28,13 +38,17 @@ int dtype_op_check(vc_dtype_t dt, vc_op_t op)
 {
     if (!dtype_size(dt))
         return VC_ERR_DTYPE;
+    /* the same matrix as MPI's: a pair has a meaning only for the ops
+       that return a location, VC_BYTE is raw bits (no numeric value), and
+       bit operations have no meaning on IEEE values */
     switch (op) {
+    case VC_MINLOC: case VC_MAXLOC:
+        return is_pair(dt) ? VC_SUCCESS : VC_ERR_OP;
     case VC_SUM: case VC_PROD: case VC_MIN: case VC_MAX:
     case VC_LAND: case VC_LOR: case VC_LXOR:
-        return VC_SUCCESS;
+        return is_pair(dt) || dt == VC_BYTE ? VC_ERR_OP : VC_SUCCESS;
     case VC_BAND: case VC_BOR: case VC_BXOR:
-        /* bit operations have no meaning on IEEE values (as in MPI) */
-        return (dt == VC_FLOAT || dt == VC_DOUBLE) ? VC_ERR_OP : VC_SUCCESS;
+        return is_pair(dt) || dt == VC_FLOAT || dt == VC_DOUBLE ? VC_ERR_OP : VC_SUCCESS;
     }
     return VC_ERR_OP;
 }

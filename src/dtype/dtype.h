@@ -3,11 +3,21 @@
 #define VC_DTYPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "vcoll.h"
+
+/* The pair types' memory layout (MPI's: the value, then an int32 index,
+ * with the C compiler's padding): sizes 8, 16, 8, 16 on every ABI vcoll
+ * builds for. */
+typedef struct { float v; int32_t i; } dtype_float_int_t;
+typedef struct { double v; int32_t i; } dtype_double_int_t;
+typedef struct { int32_t v; int32_t i; } dtype_int32_int_t;
+typedef struct { int64_t v; int32_t i; } dtype_int64_int_t;
 
 /* element size, or 0 for an unknown dtype */
 size_t dtype_size(vc_dtype_t dt);
-/* VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_OP */
+/* VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_OP (built-in ops only; user ops are
+ * checked by the collective layer) */
 int dtype_op_check(vc_dtype_t dt, vc_op_t op);
 /* count*size in bytes: VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_COUNT on overflow */
 int dtype_bytes(vc_dtype_t dt, size_t count, size_t *bytes);

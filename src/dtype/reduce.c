@@ -15,9 +15,19 @@
  *  - MIN/MAX on floats are plain comparisons: a < b ? a : b. NaN handling
  *    follows from that (deterministic, same on every rank).
  *  - Logical ops give 0 or 1 in the element type.
+ *  - MINLOC/MAXLOC: b wins when its value is strictly better, or when
+ *    neither value is strictly better and b's index is smaller; otherwise a
+ *    wins. The winner is copied whole (padding included), so the result
+ *    holds bytes of one input and nothing else. Without NaN this is the
+ *    usual argmin/argmax with ties to the smaller index, whatever the
+ *    order of combination. A NaN value compares as a tie with everything,
+ *    so it is kept or dropped by index alone; the outcome then depends on
+ *    the combination order, which the schedules fix independently of the
+ *    rank, so every rank still gets the same bits.
  */
 #pragma GCC optimize("O3")
 #include <stdint.h>
+#include <string.h>
 #include "dtype.h"
 
 typedef void (*reduce3_fn)(void *out, const void *a, const void *b, size_t n);
@@ -117,17 +127,46 @@ DEF_INT(u64, uint64_t, uint64_t)
 DEF_FLT(f32, float)
 DEF_FLT(f64, double)
 
-/* Row order follows vc_op_t: SUM PROD MIN MAX BAND BOR BXOR LAND LOR LXOR */
-#define ROW_INT(N) { N##_sum, N##_prod, N##_min, N##_max, N##_band, N##_bor, \
-                     N##_bxor, N##_land, N##_lor, N##_lxor }
-#define ROW_FLT(N) { N##_sum, N##_prod, N##_min, N##_max, NULL, NULL, NULL, \
-                     N##_land, N##_lor, N##_lxor }
+/* BETTER(x, y) is 1 when value x strictly beats value y. memmove: out may
+   be a or b itself. */
+#define DEF_LOC(NAME, T, OPNAME, BETTER)                                       \
+    static void NAME##_##OPNAME(void *o_, const void *a_, const void *b_,      \
+                                size_t n)                                      \
+    {                                                                          \
+        T *o = o_; const T *a = a_, *b = b_;                                   \
+        for (size_t i = 0; i < n; i++) {                                       \
+            int take_b = BETTER(b[i].v, a[i].v) ||                             \
+                         (!BETTER(a[i].v, b[i].v) && b[i].i < a[i].i);         \
+            memmove(&o[i], take_b ? &b[i] : &a[i], sizeof(T));                 \
+        }                                                                      \
+    }
+#define LESS(x, y) ((x) < (y))
+#define GREATER(x, y) ((x) > (y))
+#define DEF_PAIR(NAME, T) DEF_LOC(NAME, T, minloc, LESS) DEF_LOC(NAME, T, maxloc, GREATER)
 
-/* Indexed by vc_dtype_t (VC_BYTE behaves as uint8). */
-static const reduce3_fn reduce_table[11][10] = {
-    ROW_INT(u8), ROW_INT(i8), ROW_INT(u8), ROW_INT(i16), ROW_INT(u16),
+DEF_PAIR(f32i, dtype_float_int_t)
+DEF_PAIR(f64i, dtype_double_int_t)
+DEF_PAIR(i32i, dtype_int32_int_t)
+DEF_PAIR(i64i, dtype_int64_int_t)
+
+/* Row order follows vc_op_t: SUM PROD MIN MAX BAND BOR BXOR LAND LOR LXOR
+   MINLOC MAXLOC. Unset entries are combinations dtype_op_check refuses. */
+#define NDT (VC_INT64_INT + 1)
+#define NOP (VC_MAXLOC + 1)
+#define ROW_INT(N) { N##_sum, N##_prod, N##_min, N##_max, N##_band, N##_bor, \
+                     N##_bxor, N##_land, N##_lor, N##_lxor, NULL, NULL }
+#define ROW_FLT(N) { N##_sum, N##_prod, N##_min, N##_max, NULL, NULL, NULL, \
+                     N##_land, N##_lor, N##_lxor, NULL, NULL }
+#define ROW_BITS(N) { NULL, NULL, NULL, NULL, N##_band, N##_bor, N##_bxor, \
+                      NULL, NULL, NULL, NULL, NULL }
+#define ROW_PAIR(N) { [VC_MINLOC] = N##_minloc, [VC_MAXLOC] = N##_maxloc }
+
+/* Indexed by vc_dtype_t (VC_BYTE: bit operations only, as in MPI). */
+static const reduce3_fn reduce_table[NDT][NOP] = {
+    ROW_BITS(u8), ROW_INT(i8), ROW_INT(u8), ROW_INT(i16), ROW_INT(u16),
     ROW_INT(i32), ROW_INT(u32), ROW_INT(i64), ROW_INT(u64),
     ROW_FLT(f32), ROW_FLT(f64),
+    ROW_PAIR(f32i), ROW_PAIR(f64i), ROW_PAIR(i32i), ROW_PAIR(i64i),
 };
 
 void dtype_reduce3(void *out, const void *a, const void *b, size_t count,
@@ -135,7 +174,7 @@ void dtype_reduce3(void *out, const void *a, const void *b, size_t count,
 {
     /* dt/op are validated by the caller; the guard only keeps a bug from
        becoming a wild call */
-    if ((unsigned)dt >= 11 || (unsigned)op >= 10 || !reduce_table[dt][op])
+    if ((unsigned)dt >= NDT || (unsigned)op >= NOP || !reduce_table[dt][op])
         return;
     reduce_table[dt][op](out, a, b, count);
 }

@@ -26,8 +26,8 @@
 #include "core/config.h"
 #include "sim.h"
 
-#define NDT 11
-#define NOP 10
+#define NDT 15   /* VC_BYTE .. VC_INT64_INT */
+#define NOP 12   /* VC_SUM .. VC_MAXLOC */
 
 static const char *kind_name[COLL_NKINDS] = {"barrier", "bcast", "reduce",
                                              "allreduce", "allgather"};
@@ -41,6 +41,69 @@ static int dt_signed(vc_dtype_t dt)
 }
 
 static int dt_float(vc_dtype_t dt) { return dt == VC_FLOAT || dt == VC_DOUBLE; }
+
+static int dt_pair(vc_dtype_t dt)
+{
+    return dt == VC_FLOAT_INT || dt == VC_DOUBLE_INT || dt == VC_INT32_INT ||
+           dt == VC_INT64_INT;
+}
+
+/* Pairs are read by byte offsets (MPI's layout: value at 0, int32 index
+   right after it, aligned as C aligns the value type), not through the
+   library's structs. */
+static size_t pair_index_off(vc_dtype_t dt)
+{
+    return dt == VC_FLOAT_INT || dt == VC_INT32_INT ? 4 : 8;
+}
+
+static int32_t pair_index(vc_dtype_t dt, const void *p)
+{
+    int32_t i;
+    memcpy(&i, (const char *)p + pair_index_off(dt), sizeof i);
+    return i;
+}
+
+/* -1, 0, 1 as the value of x is below, equal to, above the value of y */
+static int pair_cmp(vc_dtype_t dt, const void *x, const void *y)
+{
+    switch (dt) {
+    case VC_FLOAT_INT: {
+        float a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        return (a > b) - (a < b);
+    }
+    case VC_DOUBLE_INT: {
+        double a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        return (a > b) - (a < b);
+    }
+    case VC_INT32_INT: {
+        int32_t a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        return (a > b) - (a < b);
+    }
+    default: {
+        int64_t a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        return (a > b) - (a < b);
+    }
+    }
+}
+
+/* acc = acc MINLOC/MAXLOC x: x replaces acc when its value is better, or
+   equal with a smaller index (the whole element, padding included) */
+static void ref_loc(vc_dtype_t dt, vc_op_t op, void *acc, const void *x)
+{
+    int c = pair_cmp(dt, x, acc);
+    if (op == VC_MAXLOC)
+        c = -c;
+    if (c < 0 || (c == 0 && pair_index(dt, x) < pair_index(dt, acc)))
+        memcpy(acc, x, dtype_size(dt));
+}
 
 /* integer elements as raw 64-bit values (sign-extended for signed types) */
 static uint64_t get_u(vc_dtype_t dt, const void *p)
@@ -68,6 +131,10 @@ static void put_u(vc_dtype_t dt, void *p, uint64_t v)
 
 static void ref_op(vc_dtype_t dt, vc_op_t op, void *acc, const void *x)
 {
+    if (dt_pair(dt)) {
+        ref_loc(dt, op, acc, x);
+        return;
+    }
     if (dt_float(dt)) {
         double a = dt == VC_FLOAT ? *(float *)acc : *(double *)acc;
         double b = dt == VC_FLOAT ? *(const float *)x : *(const double *)x;
@@ -101,6 +168,7 @@ static void ref_op(vc_dtype_t dt, vc_op_t op, void *acc, const void *x)
     case VC_LAND: r = a && b; break;
     case VC_LOR: r = a || b; break;
     case VC_LXOR: r = (a != 0) != (b != 0); break;
+    default: break;
     }
     put_u(dt, acc, r);
 }
@@ -121,6 +189,21 @@ static void gen(vc_dtype_t dt, vc_op_t op, int p, int r, size_t i, uint64_t salt
 {
     uint64_t h = mix(salt * 1000003u + (uint64_t)r * 7919u + i * 104729u + 1);
     int logical = op == VC_LAND || op == VC_LOR || op == VC_LXOR;
+    if (dt_pair(dt)) {
+        /* few distinct values and indices, so ties on the value (and on
+           both) are common; zero padding so whole elements compare */
+        memset(out, 0, dtype_size(dt));
+        int v = (int)(h % 5) - 2;
+        int32_t idx = (int32_t)((h >> 20) % 9) - 2;
+        switch (dt) {
+        case VC_FLOAT_INT: { float f = (float)v * 0.75f; memcpy(out, &f, sizeof f); break; }
+        case VC_DOUBLE_INT: { double d = (double)v * 1e300; memcpy(out, &d, sizeof d); break; }
+        case VC_INT32_INT: { int32_t x = v * 65537; memcpy(out, &x, sizeof x); break; }
+        default: { int64_t x = (int64_t)v * 0x100000001LL; memcpy(out, &x, sizeof x); break; }
+        }
+        memcpy((char *)out + pair_index_off(dt), &idx, sizeof idx);
+        return;
+    }
     if (dt_float(dt)) {
         double v;
         if (logical)
@@ -652,8 +735,47 @@ static void test_kernel_semantics(void)
     dtype_reduce(f, g, 2, VC_FLOAT, VC_MIN);
     CU_ASSERT(f[0] == -1.5f && f[1] == -4.0f);
     uint8_t x[2] = {200, 0}, y[2] = {100, 1};
-    dtype_reduce(x, y, 2, VC_BYTE, VC_MAX);
+    dtype_reduce(x, y, 2, VC_UINT8, VC_MAX);
     CU_ASSERT(x[0] == 200 && x[1] == 1);
+}
+
+/* MINLOC/MAXLOC: ties to the smaller index, the padding of the winner is
+   copied, and the documented NaN behaviour (a tie decided by index) */
+static void test_loc_semantics(void)
+{
+    struct { double v; int32_t i; } p[4], q[4];
+    memset(p, 0x11, sizeof p);   /* padding bytes tell which input won */
+    memset(q, 0x22, sizeof q);
+    p[0].v = 1.0; p[0].i = 5;  q[0].v = 1.0; q[0].i = 3;    /* tie: index 3 */
+    p[1].v = 1.0; p[1].i = 2;  q[1].v = 1.0; q[1].i = 3;    /* tie: index 2 */
+    p[2].v = -4.0; p[2].i = 9; q[2].v = 7.0; q[2].i = 0;    /* by value */
+    p[3].v = NAN; p[3].i = 1;  q[3].v = 2.0; q[3].i = 0;    /* NaN: index 0 */
+    struct { double v; int32_t i; } mn[4], mx[4];
+    dtype_reduce3(mn, p, q, 4, VC_DOUBLE_INT, VC_MINLOC);
+    dtype_reduce3(mx, p, q, 4, VC_DOUBLE_INT, VC_MAXLOC);
+    CU_ASSERT(mn[0].i == 3 && mx[0].i == 3);
+    CU_ASSERT(mn[1].i == 2 && mx[1].i == 2);
+    CU_ASSERT(mn[2].v == -4.0 && mn[2].i == 9);
+    CU_ASSERT(mx[2].v == 7.0 && mx[2].i == 0);
+    CU_ASSERT(mn[3].v == 2.0 && mn[3].i == 0 && mx[3].v == 2.0);
+    CU_ASSERT(!memcmp(&mn[0], &q[0], sizeof mn[0]));
+    CU_ASSERT(!memcmp(&mn[1], &p[1], sizeof mn[1]));
+    /* NaN at the smaller index is kept */
+    p[3].i = 0; q[3].i = 1;
+    dtype_reduce3(mn, p, q, 4, VC_DOUBLE_INT, VC_MINLOC);
+    CU_ASSERT(isnan(mn[3].v) && mn[3].i == 0);
+    /* extremes of the integer pairs */
+    struct { int64_t v; int32_t i; } a = {INT64_MIN, 7}, b = {INT64_MAX, -1}, c;
+    dtype_reduce3(&c, &a, &b, 1, VC_INT64_INT, VC_MINLOC);
+    CU_ASSERT(c.v == INT64_MIN && c.i == 7);
+    dtype_reduce3(&c, &a, &b, 1, VC_INT64_INT, VC_MAXLOC);
+    CU_ASSERT(c.v == INT64_MAX && c.i == -1);
+    struct { int32_t v; int32_t i; } e[2] = {{-3, 4}, {8, 1}}, f[2] = {{-3, 4}, {8, 0}};
+    dtype_reduce(e, f, 2, VC_INT32_INT, VC_MAXLOC);
+    CU_ASSERT(e[0].v == -3 && e[0].i == 4 && e[1].v == 8 && e[1].i == 0);
+    struct { float v; int32_t i; } g = {-0.5f, 2}, h = {0.25f, 3};
+    dtype_reduce(&g, &h, 1, VC_FLOAT_INT, VC_MAXLOC);
+    CU_ASSERT(g.v == 0.25f && g.i == 3);
 }
 
 static void test_op_check(void)
@@ -668,6 +790,36 @@ static void test_op_check(void)
     CU_ASSERT_EQUAL(dtype_op_check((vc_dtype_t)77, VC_SUM), VC_ERR_DTYPE);
     CU_ASSERT_EQUAL(dtype_op_check(VC_INT8, (vc_op_t)42), VC_ERR_OP);
     CU_ASSERT_EQUAL(dtype_op_check(VC_INT8, (vc_op_t)-1), VC_ERR_OP);
+}
+
+/* The whole built-in matrix, written out as MPI defines it: pairs only with
+   MINLOC/MAXLOC, VC_BYTE only with bit ops, no bit ops on floats. */
+static void test_op_matrix(void)
+{
+    for (int dt = 0; dt < NDT; dt++)
+        for (int op = 0; op < NOP; op++) {
+            int bits = op == VC_BAND || op == VC_BOR || op == VC_BXOR;
+            int loc = op == VC_MINLOC || op == VC_MAXLOC;
+            int ok;
+            if (dt_pair(dt))
+                ok = loc;
+            else if (dt == VC_BYTE)
+                ok = bits;
+            else if (dt_float(dt))
+                ok = !bits && !loc;
+            else
+                ok = !loc;
+            if (dtype_op_check(dt, op) != (ok ? VC_SUCCESS : VC_ERR_OP)) {
+                fprintf(stderr, "\n  dtype %d op %d: expected %s\n", dt, op, ok ? "ok" : "VC_ERR_OP");
+                CU_FAIL("op/dtype matrix");
+            }
+        }
+    CU_ASSERT_EQUAL(dtype_op_check((vc_dtype_t)NDT, VC_MINLOC), VC_ERR_DTYPE);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_FLOAT_INT, (vc_op_t)NOP), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_size(VC_FLOAT_INT), 8);
+    CU_ASSERT_EQUAL(dtype_size(VC_DOUBLE_INT), 16);
+    CU_ASSERT_EQUAL(dtype_size(VC_INT32_INT), 8);
+    CU_ASSERT_EQUAL(dtype_size(VC_INT64_INT), 16);
 }
 
 static void test_summary(void)
@@ -685,6 +837,8 @@ int main(void)
     CU_add_test(k, "every dtype x op vs reference", test_kernels);
     CU_add_test(k, "wrap, logical 0/1, float min", test_kernel_semantics);
     CU_add_test(k, "VC_ERR_OP for bit ops on floats", test_op_check);
+    CU_add_test(k, "MINLOC/MAXLOC ties, padding, NaN", test_loc_semantics);
+    CU_add_test(k, "op x dtype validity matrix", test_op_matrix);
     CU_pSuite s = CU_add_suite("coll_schedules", NULL, NULL);
     CU_add_test(s, "schedules are deterministic", test_sched_deterministic);
     CU_add_test(s, "selection table", test_select);

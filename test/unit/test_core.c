@@ -201,6 +201,28 @@ static void test_dtype(void)
     CU_ASSERT_EQUAL(dtype_op_check(VC_FLOAT, VC_BXOR), VC_ERR_OP);
     CU_ASSERT_EQUAL(dtype_op_check(VC_INT32, VC_BXOR), VC_SUCCESS);
     CU_ASSERT_EQUAL(dtype_op_check(VC_INT32, (vc_op_t)42), VC_ERR_OP);
+    /* pair types: MPI's layout and sizes */
+    struct { float v; int32_t i; } fi;
+    struct { double v; int32_t i; } di;
+    struct { int64_t v; int32_t i; } li;
+    CU_ASSERT_EQUAL(vc_dtype_size(VC_FLOAT_INT, &s), VC_SUCCESS);
+    CU_ASSERT_EQUAL(s, sizeof fi);
+    CU_ASSERT_EQUAL(vc_dtype_size(VC_DOUBLE_INT, &s), VC_SUCCESS);
+    CU_ASSERT_EQUAL(s, sizeof di);
+    CU_ASSERT_EQUAL(vc_dtype_size(VC_INT32_INT, &s), VC_SUCCESS);
+    CU_ASSERT_EQUAL(s, 8);
+    CU_ASSERT_EQUAL(vc_dtype_size(VC_INT64_INT, &s), VC_SUCCESS);
+    CU_ASSERT_EQUAL(s, sizeof li);
+    CU_ASSERT_EQUAL(vc_dtype_size((vc_dtype_t)(VC_INT64_INT + 1), &s), VC_ERR_DTYPE);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_DOUBLE_INT, VC_MINLOC), VC_SUCCESS);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_DOUBLE_INT, VC_SUM), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_DOUBLE, VC_MAXLOC), VC_ERR_OP);
+    /* VC_BYTE is raw bits: bit ops only, as in MPI */
+    CU_ASSERT_EQUAL(dtype_op_check(VC_BYTE, VC_BOR), VC_SUCCESS);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_BYTE, VC_SUM), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_BYTE, VC_MAX), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_BYTE, VC_LAND), VC_ERR_OP);
+    CU_ASSERT_EQUAL(dtype_op_check(VC_UINT8, VC_SUM), VC_SUCCESS);
 }
 
 static void test_strerror(void)
