@@ -88,6 +88,26 @@ struct vc_request *req_from_handle(uint64_t h, int kind)
     return r;
 }
 
+int req_check_array(int n, struct vc_request *const rs[])
+{
+    /* each live entry is marked the first time it is met, so a second
+       entry for the same request shows; every mark is undone before
+       returning */
+    int rc = VC_SUCCESS, i;
+    for (i = 0; i < n && rc == VC_SUCCESS; i++) {
+        if (!rs[i])
+            continue;
+        if (req_valid(rs[i]) && !rs[i]->listed)
+            rs[i]->listed = 1;
+        else
+            rc = VC_ERR_REQUEST;
+    }
+    while (i-- > 0)
+        if (req_valid(rs[i]))
+            rs[i]->listed = 0;
+    return rc;
+}
+
 void req_pool_fini(void)
 {
     req_pool_t *pool = &vc_ctx.reqs;

@@ -23,6 +23,7 @@ struct vc_request {
     uint32_t gen;            /* bumped on every free: stale handles miss */
     int kind;
     volatile int done;
+    int listed;              /* met already by the running req_check_array */
     vc_status_t status;
     struct vc_request *next, *prev;   /* queue links (posted / backlog / coll list) */
 
@@ -59,6 +60,9 @@ typedef struct req_pool {
 struct vc_request *req_alloc(int kind);
 void req_free(struct vc_request *r);
 int req_valid(const struct vc_request *r);
+/* Every non-NULL entry live and none given twice (completing a request
+ * twice would free it twice): VC_SUCCESS, else VC_ERR_REQUEST. */
+int req_check_array(int n, struct vc_request *const rs[]);
 void req_pool_fini(void);
 
 /* Requests named on the wire (rendezvous, streaming): a handle is the

@@ -179,27 +179,152 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
     return rc;
 }
 
-int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[])
+/* n, the array and every entry of a multi-request call */
+static int check_reqs(int n, vc_request_t reqs[])
 {
-    VC_API_ENTER();
     VC_CHECK_INIT();
     if (n < 0 || (n > 0 && !reqs))
         return VC_ERR_ARG;
+    return req_check_array(n, reqs);
+}
+
+/* complete reqs[i] (done or not) into its status slot, set it to NULL;
+   NULL entries get the empty status */
+static int complete_at(vc_request_t reqs[], int i, vc_status_t *status)
+{
+    if (reqs[i] == VC_REQUEST_NULL) {
+        empty_status(status);
+        return VC_SUCCESS;
+    }
+    int rc = complete(reqs[i], status);
+    reqs[i] = VC_REQUEST_NULL;
+    return rc;
+}
+
+int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[])
+{
+    VC_API_ENTER();
     /* validate everything before waiting on anything */
-    for (int i = 0; i < n; i++)
-        if (reqs[i] != VC_REQUEST_NULL && !req_valid(reqs[i]))
-            return VC_ERR_REQUEST;
-    int err = VC_SUCCESS;
+    int rc = check_reqs(n, reqs), err = VC_SUCCESS;
+    if (rc)
+        return rc;
     for (int i = 0; i < n; i++) {
-        int rc;
-        if (reqs[i] == VC_REQUEST_NULL) {
-            empty_status(statuses ? &statuses[i] : NULL);
-            continue;
-        }
-        rc = complete(reqs[i], statuses ? &statuses[i] : NULL);
-        reqs[i] = VC_REQUEST_NULL;
+        rc = complete_at(reqs, i, statuses ? &statuses[i] : NULL);
         if (rc && !err)
             err = rc;
     }
     return err;
+}
+
+static int all_done(int n, vc_request_t reqs[])
+{
+    for (int i = 0; i < n; i++)
+        if (reqs[i] && !reqs[i]->done)
+            return 0;
+    return 1;
+}
+
+int vc_testall(int n, vc_request_t reqs[], int *flag, vc_status_t statuses[])
+{
+    VC_API_ENTER();
+    int rc = check_reqs(n, reqs), err = VC_SUCCESS;
+    if (rc)
+        return rc;
+    if (!flag)
+        return VC_ERR_ARG;
+    /* all or nothing, as in MPI: nothing is freed unless all are done */
+    if (!all_done(n, reqs)) {
+        vc_progress();
+        /* a request whose peer is dead is finished: report it */
+        if (!all_done(n, reqs))
+            vc_test_idle_n(n, reqs);
+        if (!all_done(n, reqs)) {
+            *flag = 0;
+            return VC_SUCCESS;
+        }
+    }
+    *flag = 1;
+    for (int i = 0; i < n; i++) {
+        rc = complete_at(reqs, i, statuses ? &statuses[i] : NULL);
+        if (rc && !err)
+            err = rc;
+    }
+    return err;
+}
+
+int vc_waitany(int n, vc_request_t reqs[], int *index, vc_status_t *status)
+{
+    VC_API_ENTER();
+    int rc = check_reqs(n, reqs);
+    if (rc)
+        return rc;
+    if (!index)
+        return VC_ERR_ARG;
+    int i = p2p_waitany(n, reqs);
+    if (i < 0) {
+        *index = VC_UNDEFINED;
+        empty_status(status);
+        return VC_SUCCESS;
+    }
+    *index = i;
+    return complete_at(reqs, i, status);
+}
+
+int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *status)
+{
+    VC_API_ENTER();
+    int rc = check_reqs(n, reqs);
+    if (rc)
+        return rc;
+    if (!index || !flag)
+        return VC_ERR_ARG;
+    *index = VC_UNDEFINED;
+    int live = 0, i;
+    for (i = 0; i < n && !live; i++)
+        live = reqs[i] != VC_REQUEST_NULL;
+    if (!live) {   /* nothing to wait for counts as done, as in MPI */
+        *flag = 1;
+        empty_status(status);
+        return VC_SUCCESS;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (i = 0; i < n; i++)
+            if (reqs[i] && reqs[i]->done) {
+                *flag = 1;
+                *index = i;
+                return complete_at(reqs, i, status);
+            }
+        if (!pass) {
+            vc_progress();
+            /* a request whose peer is dead is finished: report it */
+            vc_test_idle_n(n, reqs);
+        }
+    }
+    *flag = 0;
+    return VC_SUCCESS;
+}
+
+/* source / tag of a probe: as for a receive (wildcards allowed) */
+static int check_probe(int source, int tag, vc_comm_t comm)
+{
+    size_t bytes;
+    return check_recv(NULL, 0, VC_BYTE, source, tag, comm, &bytes);
+}
+
+int vc_iprobe(int source, int tag, vc_comm_t comm, int *flag, vc_status_t *status)
+{
+    VC_API_ENTER();
+    int rc = check_probe(source, tag, comm);
+    if (rc)
+        return rc;
+    if (!flag)
+        return VC_ERR_ARG;
+    return p2p_iprobe(source, tag, comm, 0, flag, status);
+}
+
+int vc_probe(int source, int tag, vc_comm_t comm, vc_status_t *status)
+{
+    VC_API_ENTER();
+    int rc = check_probe(source, tag, comm);
+    return rc ? rc : p2p_probe(source, tag, comm, 0, status);
 }

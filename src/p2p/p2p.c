@@ -18,19 +18,68 @@ int p2p_post_stream(int peer, struct vc_request *req);
 
 enum { PROTO_EAGER = 0, PROTO_RNDV = 1 };
 
+/* does a receive for (ctx, source, tag), wildcards allowed, take a message
+   that carries (mctx, msrc, mtag)? */
+static inline int match_fields(uint32_t ctx, int source, int tag, uint32_t mctx, int msrc,
+                               int mtag)
+{
+    return ctx == mctx && (source == VC_ANY_SOURCE || source == msrc) &&
+           (tag == VC_ANY_TAG || tag == mtag);
+}
+
 static inline int matches(const struct vc_request *r, uint32_t ctx, int src, int tag)
 {
-    return r->ctx == ctx && (r->peer == VC_ANY_SOURCE || r->peer == src) &&
-           (r->tag == VC_ANY_TAG || r->tag == tag);
+    return match_fields(r->ctx, r->peer, r->tag, ctx, src, tag);
 }
 
 /* The header's source rank is only a claim: it must name, in the receive's
    communicator, the process the transport says the packet came from. A
    packet that fails this matches nothing (it is reported and dropped), so
    a confused or forged sender cannot complete someone else's receive. */
+static inline int sender_ok(const struct vc_comm *comm, int src, int world_src)
+{
+    return src >= 0 && src < comm->size && comm_world_rank(comm, src) == world_src;
+}
+
 static inline int src_ok(const struct vc_request *r, int src, int world_src)
 {
-    return src >= 0 && src < r->comm->size && comm_world_rank(r->comm, src) == world_src;
+    return sender_ok(r->comm, src, world_src);
+}
+
+/* The oldest unexpected message a receive for (ctx, source, tag) on comm
+ * matches: the one MPI's non-overtaking rule gives that receive (and the
+ * one a probe must report). take = 1 unlinks it for the receive. A match
+ * whose sender is not who it claims to be is dropped on the way, so a
+ * probe never reports what a receive would refuse. */
+static p2p_unexp_t *find_unexp(const struct vc_comm *comm, uint32_t ctx, int source, int tag,
+                               int take)
+{
+    struct p2p_state *st = vc_ctx.p2p;
+    p2p_unexp_t *prev = NULL, *u = st->unexp_head;
+    while (u) {
+        p2p_unexp_t *next = u->next;
+        if (!match_fields(ctx, source, tag, u->ctx, u->src, u->tag)) {
+            prev = u;
+            u = next;
+            continue;
+        }
+        int ok = sender_ok(comm, u->src, u->world_src);
+        if (ok && !take)
+            return u;
+        if (prev)
+            prev->next = next;
+        else
+            st->unexp_head = next;
+        if (st->unexp_tail == u)
+            st->unexp_tail = prev;
+        if (ok)
+            return u;
+        LOG_WARN("dropping a message from rank %d that claims to be rank %d of its "
+                 "communicator", u->world_src, u->src);
+        free(u);
+        u = next;
+    }
+    return NULL;
 }
 
 /* largest payload that goes eagerly to this peer */
@@ -376,27 +425,8 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
     r->bytes = bytes;
     *out = r;
 
-    p2p_unexp_t *prev = NULL, *u = st->unexp_head;
-    while (u) {
-        p2p_unexp_t *next = u->next;
-        if (!matches(r, u->ctx, u->src, u->tag)) {
-            prev = u;
-            u = next;
-            continue;
-        }
-        if (prev)
-            prev->next = next;
-        else
-            st->unexp_head = next;
-        if (st->unexp_tail == u)
-            st->unexp_tail = prev;
-        if (!src_ok(r, u->src, u->world_src)) {
-            LOG_WARN("dropping a message from rank %d that claims to be rank %d of its "
-                     "communicator", u->world_src, u->src);
-            free(u);
-            u = next;
-            continue;
-        }
+    p2p_unexp_t *u = find_unexp(comm, r->ctx, source, tag, 1);
+    if (u) {
         if (u->rndv) {
             start_rndv_recv(r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key);
         } else {
@@ -410,6 +440,64 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
     }
     p2p_queue_push(&st->posted, r);
     return VC_SUCCESS;
+}
+
+/* One look: progress once, then the oldest matching unexpected message.
+ * An RTS carries the full message length, so rendezvous and streamed
+ * messages report their size before any data has moved. */
+static int probe_once(struct vc_request *w, int *found, vc_status_t *status)
+{
+    int events = vc_progress();
+    p2p_unexp_t *u = find_unexp(w->comm, w->ctx, w->peer, w->tag, 0);
+    *found = u != NULL;
+    if (u && status) {
+        status->source = u->src;
+        status->tag = u->tag;
+        status->error = VC_SUCCESS;
+        status->bytes = (size_t)u->len;
+    }
+    return events;
+}
+
+/* The receive a probe stands for, never posted: the liveness checks take
+   it like any receive (and fail it when its peer is dead). */
+static struct vc_request probe_shadow(int source, int tag, struct vc_comm *comm, int ctx_off)
+{
+    return (struct vc_request){
+        .kind = REQ_RECV, .comm = comm, .ctx = comm->ctx + (uint32_t)ctx_off, .peer = source,
+        .world_peer = source == VC_ANY_SOURCE ? -1 : comm_world_rank(comm, source), .tag = tag};
+}
+
+int p2p_iprobe(int source, int tag, struct vc_comm *comm, int ctx_off, int *flag,
+               vc_status_t *status)
+{
+    struct vc_request w = probe_shadow(source, tag, comm, ctx_off);
+    probe_once(&w, flag, status);
+    if (!*flag)
+        vc_test_idle(&w);   /* a polling loop of iprobes must see a death too */
+    return w.done ? w.status.error : VC_SUCCESS;
+}
+
+int p2p_probe(int source, int tag, struct vc_comm *comm, int ctx_off, vc_status_t *status)
+{
+    struct vc_request w = probe_shadow(source, tag, comm, ctx_off);
+    unsigned idle = 0;
+    double next_check = 0;
+    for (;;) {
+        int found;
+        int events = probe_once(&w, &found, status);
+        if (found)
+            return VC_SUCCESS;
+        if (events > 0) {
+            idle = 0;
+            continue;
+        }
+        /* nothing is owed to a probe: without this it would spin forever
+           once the peer is gone */
+        vc_idle_step(&idle, &next_check, &w);
+        if (w.done)
+            return w.status.error;
+    }
 }
 
 int p2p_init(void)

@@ -18,6 +18,16 @@ int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_co
 int p2p_irecv(void *buf, size_t bytes, int source, int tag,
               struct vc_comm *comm, int ctx_off, struct vc_request **out);
 
+/* Status (source, tag, full length) of the message a receive for
+ * (source, tag) on comm would get, if it has arrived: *flag = 1. Drives
+ * progress once. Wildcards allowed. */
+int p2p_iprobe(int source, int tag, struct vc_comm *comm, int ctx_off, int *flag,
+               vc_status_t *status);
+/* Block until such a message has arrived. Both fail with
+ * VC_ERR_PEER_FAILED when the receive they stand for would: its peer (for
+ * VC_ANY_SOURCE, a member of comm) is dead and nothing matching is queued. */
+int p2p_probe(int source, int tag, struct vc_comm *comm, int ctx_off, vc_status_t *status);
+
 /* Block until r is done (polls progress, backs off under oversubscription,
  * checks peer liveness). Returns r->status.error or VC_ERR_PEER_FAILED. Does
  * not free r. */
@@ -29,6 +39,10 @@ int p2p_waitall(int n, struct vc_request **rs);
  * VC_SUCCESS. Waits fail with it instead of waiting for what the transport
  * can no longer deliver. */
 int req_net_error(const struct vc_request *r);
+/* Block until one of rs[0..n) (NULL entries skipped) is done and return its
+ * index, or -1 when all are NULL. A request whose peer died is failed with
+ * VC_ERR_PEER_FAILED (as p2p_wait does) and returned. Frees nothing. */
+int p2p_waitany(int n, struct vc_request *const *rs);
 
 /* Drive every transport once, retry queued sends, advance active
  * non-blocking collectives. Returns number of events (>= 0). */
@@ -42,6 +56,8 @@ int p2p_fail_if_dead(struct vc_request *r);
 /* core (progress.c): vc_test found r unfinished: fail it if its peer is
  * known dead, and now and then probe the peers it waits on. */
 void vc_test_idle(struct vc_request *r);
+/* the same for the unfinished, non-NULL entries of rs (testany, testall) */
+void vc_test_idle_n(int n, struct vc_request *const *rs);
 /* core (progress.c): is world rank w dead? Probes it (pid on this node,
  * heartbeats on another) and records a death; 1 = dead. */
 int vc_peer_probe(int w);
@@ -52,6 +68,9 @@ void vc_backoff(unsigned *idle_polls);
 /* An idle step of a wait on something other than a request (shared-memory
  * flags): progress, back off, probe peers. VC_ERR_PEER_FAILED if one died. */
 int vc_wait_step(unsigned *idle, double *next_check);
+/* core (progress.c): one idle step of a wait on r: back off, fail r if a
+ * peer it involves is dead, now and then probe those peers. */
+void vc_idle_step(unsigned *idle, double *next_check, struct vc_request *r);
 
 /* Non-blocking collectives register here so they advance while the user
  * waits on anything else (no deadlock when p2p and collectives overlap). */

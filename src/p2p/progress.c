@@ -201,32 +201,6 @@ static void probe_for(struct vc_request *r)
     }
 }
 
-/* Back off once; fail r if a peer it involves is known dead; and every
- * VCOLL_PEER_CHECK seconds (looked at only after the spin phase) probe
- * the peers r depends on. Failures are scoped: a dead peer fails only
- * the requests that involve it (p2p_fail_if_dead), not every wait. */
-static void idle_step(unsigned *idle, double *next_check, struct vc_request *r)
-{
-    vc_backoff(idle);
-    /* a transport already reported a failure (failed completion, UD
-       timeout): act on it now, not at the next probe */
-    if (vc_ctx.ndead && r->kind != REQ_COLL && p2p_fail_if_dead(r))
-        return;
-    if (*idle < (unsigned)vc_ctx.p2p->spin || (*idle & 63))
-        return;
-    double t = now();
-    if (*next_check == 0) {
-        *next_check = t + vc_ctx.cfg.peer_check;
-        return;
-    }
-    if (t < *next_check)
-        return;
-    *next_check = t + vc_ctx.cfg.peer_check;
-    probe_for(r);
-    if (vc_ctx.ndead && r->kind != REQ_COLL)
-        p2p_fail_if_dead(r);
-}
-
 static void fail_wait(struct vc_request *r, int err)
 {
     p2p_cancel(r);
@@ -236,30 +210,78 @@ static void fail_wait(struct vc_request *r, int err)
     r->done = 1;
 }
 
-void vc_test_idle(struct vc_request *r)
+/* 1 when a waiting loop's peers are due for a probe: every
+   VCOLL_PEER_CHECK seconds, looked at only after the spin phase */
+static int probe_due(unsigned idle, double *next_check)
 {
-    struct vc_ctx *c = &vc_ctx;
+    if (idle < (unsigned)vc_ctx.p2p->spin || (idle & 63))
+        return 0;
+    double t = now();
+    if (*next_check == 0) {
+        *next_check = t + vc_ctx.cfg.peer_check;
+        return 0;
+    }
+    if (t < *next_check)
+        return 0;
+    *next_check = t + vc_ctx.cfg.peer_check;
+    return 1;
+}
+
+/* r is unfinished after a poll: fail it if the transport it depends on
+ * failed or a peer it involves is known dead (a failed completion or a UD
+ * timeout is acted on at once, not at the next probe); when due, probe the
+ * peers it depends on first. Failures are scoped: a dead peer fails only
+ * the requests that involve it (p2p_fail_if_dead), not every wait. */
+static void watch(struct vc_request *r, int due)
+{
     int err = req_net_error(r);
     if (err) {
         fail_wait(r, err);
         return;
     }
-    if (c->ndead && r->kind != REQ_COLL && p2p_fail_if_dead(r))
+    if (vc_ctx.ndead && r->kind != REQ_COLL && p2p_fail_if_dead(r))
         return;
-    /* a clock read only every 256 unfinished tests: a test loop must stay
-       cheap, yet a peer it waits on must be probed every VCOLL_PEER_CHECK */
-    if (++c->p2p->test_polls & 255)
-        return;
-    double t = now();
-    if (t < c->p2p->test_next_check)
-        return;
-    int first = c->p2p->test_next_check == 0;
-    c->p2p->test_next_check = t + c->cfg.peer_check;
-    if (first)
+    if (!due)
         return;
     probe_for(r);
-    if (c->ndead && r->kind != REQ_COLL)
+    if (vc_ctx.ndead && r->kind != REQ_COLL)
         p2p_fail_if_dead(r);
+}
+
+void vc_idle_step(unsigned *idle, double *next_check, struct vc_request *r)
+{
+    vc_backoff(idle);
+    /* another thread may have finished r while the lock was given up */
+    if (!r->done)
+        watch(r, probe_due(*idle, next_check));
+}
+
+/* a clock read only every 256 unfinished tests: a test loop must stay
+   cheap, yet the peers it waits on must be probed every VCOLL_PEER_CHECK */
+static int test_probe_due(void)
+{
+    struct vc_ctx *c = &vc_ctx;
+    if (++c->p2p->test_polls & 255)
+        return 0;
+    double t = now();
+    if (t < c->p2p->test_next_check)
+        return 0;
+    int first = c->p2p->test_next_check == 0;
+    c->p2p->test_next_check = t + c->cfg.peer_check;
+    return !first;
+}
+
+void vc_test_idle_n(int n, struct vc_request *const *rs)
+{
+    int due = test_probe_due();
+    for (int i = 0; i < n; i++)
+        if (rs[i] && !rs[i]->done)
+            watch(rs[i], due);
+}
+
+void vc_test_idle(struct vc_request *r)
+{
+    vc_test_idle_n(1, &r);
 }
 
 int p2p_wait(struct vc_request *r)
@@ -278,10 +300,53 @@ int p2p_wait(struct vc_request *r)
             if (vc_ctx.thread_multiple)
                 vc_lock_pass();
         } else {
-            idle_step(&idle, &next_check, r);
+            vc_idle_step(&idle, &next_check, r);
         }
     }
     return r->status.error;
+}
+
+/* index of a done entry of rs (NULLs skipped), else -1; *live: some
+   entry is not NULL */
+static int first_done(int n, struct vc_request *const *rs, int *live)
+{
+    *live = 0;
+    for (int i = 0; i < n; i++) {
+        if (!rs[i])
+            continue;
+        if (rs[i]->done)
+            return i;
+        *live = 1;
+    }
+    return -1;
+}
+
+int p2p_waitany(int n, struct vc_request *const *rs)
+{
+    unsigned idle = 0;
+    double next_check = 0;
+    for (;;) {
+        int live, i = first_done(n, rs, &live);
+        if (i >= 0 || !live)
+            return i;
+        int events = vc_progress();
+        if ((i = first_done(n, rs, &live)) >= 0)
+            return i;
+        /* one back-off for all; each request is watched as p2p_wait
+           watches its one, and one that fails is the one returned */
+        int due = 0;
+        if (events > 0) {
+            idle = 0;
+            if (vc_ctx.thread_multiple)
+                vc_lock_pass();
+        } else {
+            vc_backoff(&idle);
+            due = probe_due(idle, &next_check);
+        }
+        for (i = 0; i < n; i++)
+            if (rs[i] && !rs[i]->done)
+                watch(rs[i], due);
+    }
 }
 
 int p2p_waitall(int n, struct vc_request **rs)

@@ -8,3 +8,6 @@ test_mp_mp_coll_gather_LDADD = libvcoll.la
 check_PROGRAMS += test/mp/mp_coll_a2a
 test_mp_mp_coll_a2a_SOURCES = test/mp/mp_coll_a2a.c test/mp/mp_util.h
 test_mp_mp_coll_a2a_LDADD = libvcoll.la
+check_PROGRAMS += test/mp/mp_loc
+test_mp_mp_loc_SOURCES = test/mp/mp_loc.c test/mp/mp_util.h
+test_mp_mp_loc_LDADD = libvcoll.la
