@@ -153,20 +153,22 @@ static void iprobe_poll(void)
 }
 
 /* Collective messages travel on the communicator's second context: a
-   probe must never report one. Rank 0 roots a one-element bcast (binomial:
-   rank 1 is one of its children) and then sends rank 1 a p2p message; the
-   pair's order puts the bcast message ahead of it in rank 1's unexpected
-   queue. */
+   probe must never report one. Rank 0 roots a one-element bcast, whose
+   first round goes out at once (at np=2 it is the one message, to rank 1),
+   then sends rank 1 a p2p message; the pair's order puts the bcast message
+   (eager or RTS) ahead of it in rank 1's unexpected queue. */
 static void probe_skips_collectives(void)
 {
     if (mp_size < 2)
         return;
     int v = mp_rank == 0 ? 4242 : 0, msg[3] = {1, 2, 3};
     if (mp_rank == 0) {
-        vc_request_t r;
-        OK(vc_ibcast(&v, 1, VC_INT32, 0, VC_COMM_WORLD, &r));
-        OK(vc_wait(&r, NULL));
-        OK(vc_send(msg, 3, VC_INT32, 1, 9, VC_COMM_WORLD));
+        /* not waiting for the bcast first: over rendezvous it would wait
+           for rank 1, which probes for the p2p message */
+        vc_request_t r[2];
+        OK(vc_ibcast(&v, 1, VC_INT32, 0, VC_COMM_WORLD, &r[0]));
+        OK(vc_isend(msg, 3, VC_INT32, 1, 9, VC_COMM_WORLD, &r[1]));
+        OK(vc_waitall(2, r, NULL));
     } else if (mp_rank == 1) {
         vc_status_t st;
         int flag = 1;
@@ -293,8 +295,9 @@ static void testall_partial(void)
     OK(vc_irecv(&a, 1, VC_INT32, prev_of(), 80, VC_COMM_WORLD, &r[0]));
     OK(vc_irecv(&b, 1, VC_INT32, prev_of(), 81, VC_COMM_WORLD, &r[2]));
     int x = mp_rank + 10, y = mp_rank + 20, z = mp_rank + 30;
+    vc_request_t zr;   /* nobody receives tag 82 before the end */
     OK(vc_send(&x, 1, VC_INT32, next_of(), 80, VC_COMM_WORLD));
-    OK(vc_send(&z, 1, VC_INT32, next_of(), 82, VC_COMM_WORLD));
+    OK(vc_isend(&z, 1, VC_INT32, next_of(), 82, VC_COMM_WORLD, &zr));
     vc_status_t pst;
     OK(vc_probe(prev_of(), 82, VC_COMM_WORLD, &pst));
     vc_request_t keep0 = r[0], keep2 = r[2];
@@ -323,6 +326,7 @@ static void testall_partial(void)
     OK(vc_recv(&c, 1, VC_INT32, prev_of(), 82, VC_COMM_WORLD, NULL));
     if (c != prev_of() + 30)
         FAIL("probed tag 82: data %d", c);
+    OK(vc_wait(&zr, NULL));
     OK(vc_barrier(VC_COMM_WORLD));
 }
 
@@ -385,11 +389,12 @@ static void bad_args(void)
     if (idx != 0 || v != 123)
         FAIL("request after refused calls: index %d value %d", idx, v);
     /* a freed request is stale */
-    vc_request_t stale[1];
+    vc_request_t stale[1], rr;
+    OK(vc_irecv(&v, 1, VC_INT32, mp_rank, 96, VC_COMM_WORLD, &rr));
     OK(vc_isend(&w, 1, VC_INT32, mp_rank, 96, VC_COMM_WORLD, &stale[0]));
     vc_request_t copy = stale[0];
     OK(vc_waitany(1, stale, &idx, NULL));
-    OK(vc_recv(&v, 1, VC_INT32, mp_rank, 96, VC_COMM_WORLD, NULL));
+    OK(vc_wait(&rr, NULL));
     stale[0] = copy;
     EXPECT_RC(vc_testany(1, stale, &idx, &flag, NULL), VC_ERR_REQUEST);
 }
