@@ -47,5 +47,10 @@ for np in 3 4; do
     check "mpirun np=$np scoped failure" $np "detected failure of rank " \
         mpirun -np $np ./test/mp/mp_scoped
 done
+# waitany and probe have no one request to watch: the same bound
+for np in 2 4; do
+    MP_KILL_MODE=any check "mpirun np=$np kill -9 during waitany/probe" $np \
+        "detected failure of rank " mpirun -x MP_KILL_MODE -np $np $prog
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -15,6 +15,11 @@
  * MP_KILL_MODE=send: the survivors wait until the victim is dead, then send
  * to it. Over RC, with VCOLL_PEER_CHECK set out of reach, only the failed
  * send completion can tell them (test/verbs/rc-error.sh).
+ *
+ * MP_KILL_MODE=any: the survivors wait in the calls that have no single
+ * request to watch: rank 0 in vc_waitany over a null entry, a receive from
+ * the victim and one from a live rank that never sends; rank 1 in vc_probe
+ * on the victim, the others in a wildcard vc_probe.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -33,6 +38,7 @@ int main(int argc, char **argv)
     const char *mode = getenv("MP_KILL_MODE");
     int stop = mode && strcmp(mode, "stop") == 0;
     int late = mode && strcmp(mode, "send") == 0;
+    int any = mode && strcmp(mode, "any") == 0;
     mp_sync();
     if (mp_rank == victim) {
         if (stop)
@@ -49,10 +55,23 @@ int main(int argc, char **argv)
         printf("rank %d: the send to rank %d failed at once\n", mp_rank, victim);
     /* rank 0 waits in a receive from the victim, rank 1 in a wildcard
      * receive, the others in a barrier the victim never reaches */
-    int rc = mp_rank == 0 ? vc_recv(&x, 1, VC_INT32, victim, 0, VC_COMM_WORLD, &st)
+    int rc;
+    if (any && mp_rank == 0) {
+        int y = 0, idx = -1;
+        vc_request_t rq[3] = {VC_REQUEST_NULL};
+        OK(vc_irecv(&x, 1, VC_INT32, victim, 0, VC_COMM_WORLD, &rq[1]));
+        OK(vc_irecv(&y, 1, VC_INT32, victim > 1 ? 1 : 0, 77, VC_COMM_WORLD, &rq[2]));
+        rc = vc_waitany(3, rq, &idx, &st);
+        if (rc == VC_ERR_PEER_FAILED && (idx != 1 || st.error != rc || rq[1]))
+            FAIL("waitany: index %d, status error %d", idx, st.error);
+    } else if (any) {
+        rc = vc_probe(mp_rank == 1 ? victim : VC_ANY_SOURCE, VC_ANY_TAG, VC_COMM_WORLD, &st);
+    } else {
+        rc = mp_rank == 0 ? vc_recv(&x, 1, VC_INT32, victim, 0, VC_COMM_WORLD, &st)
            : mp_rank == 1 ? vc_recv(&x, 1, VC_INT32, VC_ANY_SOURCE, 0, VC_COMM_WORLD, &st)
                           : vc_barrier(VC_COMM_WORLD);
-    if (rc != VC_ERR_PEER_FAILED) {
+    }
+    if (rc != VC_ERR_PEER_FAILED || mp_fails) {
         FAIL("receive from a dead rank returned %d (%s)", rc, vc_strerror(rc));
         return 1;
     }
