@@ -40,7 +40,11 @@ typedef enum {
 typedef enum {
     VC_SUM, VC_PROD, VC_MIN, VC_MAX,
     VC_BAND, VC_BOR, VC_BXOR, VC_LAND, VC_LOR, VC_LXOR,
-    VC_MINLOC, VC_MAXLOC    /* pair types only; ties pick the smaller index */
+    VC_MINLOC, VC_MAXLOC    /* pair types only; ties pick the smaller index.
+                               A NaN value ties with everything (the index
+                               decides), so with NaN the result depends on
+                               the combination order -- still the same bits
+                               on every rank */
     /* vc_op_create hands out further values for user functions */
 } vc_op_t;
 
