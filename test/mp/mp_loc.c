@@ -1,6 +1,7 @@
 /*
  * mp_loc.c -- VC_MINLOC / VC_MAXLOC on the four pair types through
- * vc_allreduce (also in place), vc_iallreduce and vc_reduce at every root,
+ * vc_allreduce (also in place), vc_iallreduce, vc_reduce at every root,
+ * vc_scan and vc_reduce_scatter_block,
  * with many ties on the value (and on value and index), checked against an
  * argmin / argmax computed here over all ranks' inputs.
  * Self-checking; exits non-zero on any mismatch. Run with any np >= 1.
@@ -54,33 +55,40 @@ static int holds(int t, const void *buf, size_t e, int64_t v, int32_t i)
     }
 }
 
-/* reference: scan every rank's logical input */
-static void expected(vc_op_t op, size_t e, int64_t *v, int32_t *i)
+/* reference: scan the logical inputs of ranks 0..upto-1 */
+static void expected(vc_op_t op, size_t e, int upto, int64_t *v, int32_t *i)
 {
     *v = val_of(0, e);
-    for (int r = 1; r < mp_size; r++) {
+    for (int r = 1; r < upto; r++) {
         int64_t x = val_of(r, e);
         if (op == VC_MINLOC ? x < *v : x > *v)
             *v = x;
     }
     *i = INT32_MAX;
-    for (int r = 0; r < mp_size; r++)
+    for (int r = 0; r < upto; r++)
         if (val_of(r, e) == *v && idx_of(r, e) < *i)
             *i = idx_of(r, e);
 }
 
-static void check(const char *what, int t, vc_op_t op, const void *buf, size_t count)
+/* elements first..first+count-1 of the reduction over ranks 0..upto-1 */
+static void check_part(const char *what, int t, vc_op_t op, const void *buf, size_t first,
+                       size_t count, int upto)
 {
-    for (size_t e = 0; e < count; e++) {
+    for (size_t e = first; e < first + count; e++) {
         int64_t v;
         int32_t i;
-        expected(op, e, &v, &i);
-        if (!holds(t, buf, e, v, i)) {
+        expected(op, e, upto, &v, &i);
+        if (!holds(t, buf, e - first, v, i)) {
             FAIL("%s %s %s count %zu: element %zu is not (%lld, %d)", what, pair_names[t],
                  op == VC_MINLOC ? "MINLOC" : "MAXLOC", count, e, (long long)v, i);
             return;
         }
     }
+}
+
+static void check(const char *what, int t, vc_op_t op, const void *buf, size_t count)
+{
+    check_part(what, t, op, buf, 0, count, mp_size);
 }
 
 static void run(int t, vc_op_t op, size_t count)
@@ -104,6 +112,11 @@ static void run(int t, vc_op_t op, size_t count)
     OK(vc_wait(&q, NULL));
     check("iallreduce", t, op, r, count);
 
+    /* prefix: rank r gets ranks 0..r */
+    memset(r, 0xa5, n);
+    OK(vc_scan(s, r, count, pair_types[t], op, VC_COMM_WORLD));
+    check_part("scan", t, op, r, 0, count, mp_rank + 1);
+
     int step = mp_size > 4 ? 3 : 1;
     for (int root = 0; root < mp_size; root += step) {
         memset(r, 0xa5, n);
@@ -112,6 +125,20 @@ static void run(int t, vc_op_t op, size_t count)
         if (mp_rank == root)
             check("reduce", t, op, r, count);
     }
+    free(s);
+    free(r);
+}
+
+/* reduce_scatter_block: rank r gets block r of the full reduction */
+static void run_scatter(int t, vc_op_t op, size_t per)
+{
+    size_t es = pair_sizes[t], total = per * (size_t)mp_size;
+    char *s = calloc(total + 1, es), *r = malloc(per * es + 1);
+    for (size_t e = 0; e < total; e++)
+        put(t, s, e, val_of(mp_rank, e), idx_of(mp_rank, e));
+    memset(r, 0xa5, per * es);
+    OK(vc_reduce_scatter_block(s, r, per, pair_types[t], op, VC_COMM_WORLD));
+    check_part("reduce_scatter_block", t, op, r, per * (size_t)mp_rank, per, mp_size);
     free(s);
     free(r);
 }
@@ -148,6 +175,10 @@ int main(int argc, char **argv)
             run(t, VC_MINLOC, counts[c]);
             run(t, VC_MAXLOC, counts[c]);
         }
+    for (int t = 0; t < 4; t++) {
+        run_scatter(t, VC_MINLOC, 5);
+        run_scatter(t, VC_MAXLOC, 301);
+    }
     bad_combinations();
     return mp_finish("mp_loc");
 }
