@@ -2,14 +2,15 @@
 # plain MPI programs, built with each MPI's wrapper like the OSU MPI builds
 # (plain rules: automake has no per-target CC).
 MPI_TEST_DEPS = $(srcdir)/test/mpi/mpi_coll.c
-check_SCRIPTS =
+MPI_TEST_BINS =
 if HAVE_MPICC_OMPI
-check_SCRIPTS += test/mpi/openmpi/mpi_coll test/mpi/openmpi/pingpong_mpi
+MPI_TEST_BINS += test/mpi/openmpi/mpi_coll test/mpi/openmpi/pingpong_mpi
 endif
 if HAVE_MPICC_MPICH
-check_SCRIPTS += test/mpi/mpich/mpi_coll test/mpi/mpich/pingpong_mpi
+MPI_TEST_BINS += test/mpi/mpich/mpi_coll test/mpi/mpich/pingpong_mpi
 endif
-CLEANFILES += $(check_SCRIPTS)
+check_SCRIPTS += $(MPI_TEST_BINS)
+CLEANFILES += $(MPI_TEST_BINS)
 
 test/mpi/openmpi/mpi_coll: $(srcdir)/test/mpi/mpi_coll.c
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_OMPI) $(CFLAGS) -Wall -Wno-stringop-overflow -o $@ $<

@@ -12,13 +12,13 @@ test_unit_test_nodes_SOURCES = test/unit/test_nodes.c
 test_unit_test_nodes_LDADD = libvcoll_int.la $(CUNIT_LIBS)
 TESTS += test/unit/test_nodes
 else
-check_SCRIPTS = cunit-missing
+check_SCRIPTS += cunit-missing
 cunit-missing:
 	@echo "make check: CUnit was not found when configure ran, so the unit tests cannot be built." >&2; \
 	echo "make check: install it (Debian/Ubuntu: apt-get install libcunit1-dev), then re-run configure." >&2; \
 	exit 1
-.PHONY: cunit-missing
 endif
+.PHONY: cunit-missing
 # outside the condition: a tarball made without CUnit must still hold them
 EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
 	test/unit/topo/snc_package.xml
