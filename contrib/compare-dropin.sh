@@ -22,6 +22,8 @@ Usage: $0 -O OSU_DIR [options]
   -B DIR          vcoll build tree for the default -D (default: .)
   -L LAUNCHER     mpirun (Open MPI default), hydra (MPICH default) or srun
                   (srun --mpi=pmix, a Slurm allocation or local Slurm)
+  -a ARGS         extra launcher options for both modes, e.g. "-bind-to core"
+                  (hydra and srun leave ranks unbound; mpirun binds them)
   -n LIST         rank counts, comma separated (default 2,4,8)
   -b LIST         benchmarks without osu_, comma separated (default: every
                   blocking collective the drop-in intercepts:
@@ -45,7 +47,7 @@ EOF
 default_benches="allreduce,bcast,reduce,allgather,allgatherv,alltoall,alltoallv,gather,gatherv,scatter,scatterv,reduce_scatter,reduce_scatter_block,barrier"
 osu="" mpi=openmpi lib="" builddir=. launcher="" nps=2,4,8 benches=$default_benches
 sizes=8:1048576 dtype="" iters="" warmup="" reps=3 tmo=300 validate=1 csv=osu-dropin.csv keep=""
-extra=()
+extra=() largs=()
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
     -D) lib=$2; shift ;;
     -B) builddir=$2; shift ;;
     -L) launcher=$2; shift ;;
+    -a) read -r -a largs <<<"$2"; shift ;;
     -n) nps=$2; shift ;;
     -b) benches=$2; shift ;;
     -m) sizes=$2; shift ;;
@@ -133,13 +136,13 @@ launch() {
     case $launcher in
     mpirun)
         cmd=(mpirun.openmpi --allow-run-as-root --oversubscribe --mca btl self,vader
-            --mca oob_tcp_if_include lo -np "$n")
+            --mca oob_tcp_if_include lo -np "$n" "${largs[@]}")
         for v in "${envs[@]}"; do cmd+=(-x "$v"); done ;;
     hydra)
-        cmd=(mpiexec.mpich -n "$n")
+        cmd=(mpiexec.mpich -n "$n" "${largs[@]}")
         for v in "${envs[@]}"; do cmd+=(-genv "${v%%=*}" "${v#*=}"); done ;;
     srun)
-        cmd=(env "${envs[@]}" srun --mpi=pmix -N1 -O -n "$n") ;;
+        cmd=(env "${envs[@]}" srun --mpi=pmix -N1 -O -n "$n" "${largs[@]}") ;;
     esac
     timeout "$tmo" "${cmd[@]}" "$@"
 }
@@ -237,7 +240,7 @@ done
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 [ -s "$raw" ] || die "no results"
 
-echo "# OSU collectives, plain $mpi vs LD_PRELOAD=$(basename "$lib") ($launcher)"
+echo "# OSU collectives, plain $mpi vs LD_PRELOAD=$(basename "$lib") ($launcher${largs[*]:+ ${largs[*]}})"
 echo
 echo "OSU programs: $bindir; options: ${opts[*]} ${dopts[*]}; median of $reps interleaved runs;"
 echo "ratio = preloaded/plain latency (< 1: vcoll faster). $cores cores;"
