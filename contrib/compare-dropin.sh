@@ -10,6 +10,7 @@
 # It never builds OSU: point -O at any OSU build or install made with the
 # same MPI as the drop-in (e.g. ./configure CC=mpicc.openmpi && make).
 set -u
+. "$(dirname "$0")/osu-common.sh"
 
 usage() {
     cat <<EOF
@@ -206,16 +207,9 @@ for ((rep = 1; rep <= reps; rep++)); do
                 out=$work/$b.$np.$mode.$rep
                 printf '[%d/%d] osu_%-22s np=%d %-5s ... ' "$rep" "$reps" "$b" "$np" "$mode" >&2
                 opts_of "$b"
-                launch "$np" "$pre" "$prog" "${bopts[@]}" >"$out" 2>"$out.err"
+                osu_run "$out" "$tmo" launch "$np" "$pre" "$prog" "${bopts[@]}"
                 rc=$?
-                [ -n "$keep" ] && cp "$out" "$out.err" "$keep/"
-                if [ $rc -ne 0 ]; then
-                    why=$(grep -m1 -i 'error\|fail\|abort' "$out.err")
-                    [ $rc -eq 124 ] && why="timed out after ${tmo}s"
-                    echo "FAILED (exit $rc${why:+: $why})" >&2
-                    failed=$((failed + 1))
-                    failures+=("osu_$b np=$np $mode run $rep: exit $rc${why:+ ($why)}")
-                fi
+                [ $rc -eq 0 ] || failures+=("osu_$b np=$np $mode run $rep: exit $rc$([ $rc -eq 124 ] && echo " (timed out)")")
                 # rows printed before a failure still count (a timeout at
                 # 1 MiB keeps the small sizes)
                 awk -v b="$b" -v np="$np" -v m="$mode" '
@@ -224,7 +218,6 @@ for ((rep = 1; rep <= reps; rep++)); do
                         if (b ~ /barrier$/) print b, np, m, 0, $1, st
                         else if (NF >= 2 && $2 ~ /^[0-9.]+$/) print b, np, m, $1, $2, st }' \
                     "$out" >>"$raw"
-                [ $rc -eq 0 ] && echo "ok" >&2
                 if [ "$pre" = 1 ]; then
                     sed -n 's/^vcoll_mpi: MPI_\([A-Za-z_]*\) taken=\([0-9]*\) fallback=\([0-9]*\)$/\1 \2 \3/p' \
                         "$out.err" | while read -r f t fb; do
@@ -251,18 +244,12 @@ done
 echo
 
 # ---- medians, ratios, table and CSV ----
-awk -v csv="$csv" -v nps="${nps//,/ }" -v benches="${benches//,/ }" '
+awk -v csv="$csv" -v nps="${nps//,/ }" -v benches="${benches//,/ }" "$OSU_AWK_MEDIAN"'
 {   k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
     n[k]++; v[k, n[k]] = $5
     if ($6 == "Fail") bad[k]++
     if ($6 == "Pass") good[k]++
     if (!(($1, $2, $4) in seen)) { seen[$1, $2, $4] = 1; sz[$1, $2] = sz[$1, $2] " " $4 }
-}
-function median(k,    i, j, m, t, a) {
-    m = n[k]
-    for (i = 1; i <= m; i++) a[i] = v[k, i]
-    for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 function valid(k) { return (k in bad) ? "FAIL" : (k in good) ? "pass" : "-" }
 END {
