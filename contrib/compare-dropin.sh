@@ -38,6 +38,8 @@ Usage: $0 -O OSU_DIR [options]
   -T TYPE         datatype (OSU's -T, e.g. mpi_int; default OSU's, MPI_CHAR)
   -o FILE.csv     CSV output (default osu-dropin.csv)
   -k DIR          keep every raw output in DIR
+  -S DIR          run nothing: print the table again from the outputs kept
+                  in DIR by -k (same -n and -b; e.g. after an interrupted run)
   -h              this help
 Extra OSU options may follow a -- (e.g. -- -u 0 to skip validation warm-ups).
 osu_barrier has no validation nor datatype: -c, -T, -u are not passed to it.
@@ -47,7 +49,7 @@ EOF
 
 default_benches="allreduce,bcast,reduce,allgather,allgatherv,alltoall,alltoallv,gather,gatherv,scatter,scatterv,reduce_scatter,reduce_scatter_block,barrier"
 osu="" mpi=openmpi lib="" builddir=. launcher="" nps=2,4,8 benches=$default_benches
-sizes=8:1048576 dtype="" iters="" warmup="" reps=3 tmo=300 validate=1 csv=osu-dropin.csv keep=""
+sizes=8:1048576 dtype="" iters="" warmup="" reps=3 tmo=300 validate=1 csv=osu-dropin.csv keep="" summarize=""
 extra=() largs=()
 
 while [ $# -gt 0 ]; do
@@ -69,6 +71,7 @@ while [ $# -gt 0 ]; do
     -T) dtype=$2; shift ;;
     -o) csv=$2; shift ;;
     -k) keep=$2; shift ;;
+    -S) summarize=$2; shift ;;
     -h | --help) usage; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "$0: unknown option $1" >&2; usage >&2; exit 1 ;;
@@ -77,7 +80,7 @@ while [ $# -gt 0 ]; do
 done
 
 die() { echo "$0: $*" >&2; exit 1; }
-[ -n "$osu" ] || { usage >&2; exit 1; }
+[ -n "$osu" ] || [ -n "$summarize" ] || { usage >&2; exit 1; }
 case $reps$tmo${nps//,/} in *[!0-9]*) die "-r, -t and -n take numbers" ;; esac
 [ "$reps" -ge 1 ] || die "-r must be >= 1"
 case $mpi in openmpi) : "${launcher:=mpirun}" ;; mpich) : "${launcher:=hydra}" ;;
@@ -87,7 +90,9 @@ case $mpi:$launcher in openmpi:mpirun | openmpi:srun | mpich:hydra | mpich:srun)
 
 # ---- the programs: a directory of osu_* or a tree holding one ----
 bindir=""
-if [ -x "$osu/osu_allreduce" ]; then
+if [ -n "$summarize" ]; then
+    bindir="(outputs kept in $summarize)"
+elif [ -x "$osu/osu_allreduce" ]; then
     bindir=$osu
 else
     f=$(find "$osu" -type f -name osu_allreduce -perm -u+x 2>/dev/null | sort | head -1)
@@ -110,14 +115,14 @@ if [ -z "$lib" ]; then
         lib=$(pkg-config --variable=libdir vcoll 2>/dev/null)/libvcoll_mpi_$mpi.so
     fi
 fi
-[ -f "$lib" ] || die "no drop-in $lib (build vcoll with $mpi's headers, or pass -D)"
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+[ -f "$lib" ] || [ -n "$summarize" ] || die "no drop-in $lib (build vcoll with $mpi's headers, or pass -D)"
+[ -f "$lib" ] && lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
 # libvcoll.so itself, when the drop-in comes from a build tree
 libdir=$(dirname "$lib")
 
 need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found ($2)"; }
-need timeout coreutils
-case $launcher in
+[ -n "$summarize" ] || need timeout coreutils
+[ -n "$summarize" ] || case $launcher in
 mpirun) need mpirun.openmpi "apt-get install openmpi-bin" ;;
 hydra) need mpiexec.mpich "apt-get install mpich" ;;
 srun) need srun "Slurm with --mpi=pmix" ;;
@@ -191,9 +196,40 @@ stats=$work/stats # bench np rep function taken fallback
 : >"$raw"
 : >"$stats"
 
+# the rows and stats lines of one run's outputs OUT and OUT.err
+collect() { # OUT BENCH NP MODE REP RC
+    local out=$1 b=$2 np=$3 mode=$4 rep=$5 rc=$6
+    # rows printed before a failure still count (a timeout at 1 MiB keeps
+    # the small sizes)
+    awk -v b="$b" -v np="$np" -v m="$mode" '
+        /^#/ || NF < 1 || $1 !~ /^[0-9.]+$/ { next }
+        {   st = ($NF == "Pass" || $NF == "Fail") ? $NF : "-"
+            if (b ~ /barrier$/) print b, np, m, 0, $1, st
+            else if (NF >= 2 && $2 ~ /^[0-9.]+$/) print b, np, m, $1, $2, st }' \
+        "$out" >>"$raw"
+    [ "$mode" = vcoll ] || return 0
+    sed -n 's/^vcoll_mpi: MPI_\([A-Za-z_]*\) taken=\([0-9]*\) fallback=\([0-9]*\)$/\1 \2 \3/p' \
+        "$out.err" | while read -r f t fb; do
+        echo "$b $np $rep $f $t $fb"
+    done >>"$stats"
+    grep -q '^vcoll_mpi: MPI_' "$out.err" || [ "$rc" -ne 0 ] ||
+        echo "    (no VCOLL_MPI_STATS lines in $out.err: was the drop-in loaded?)" >&2
+}
+
 cores=$(nproc 2>/dev/null || echo 1)
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 failed=0 failures=()
+if [ -n "$summarize" ]; then
+    reps=0
+    for out in "$summarize"/*.*.*.*; do
+        case $out in *.err) continue ;; esac
+        IFS=. read -r b np mode r <<<"$(basename "$out")"
+        collect "$out" "$b" "$np" "$mode" "$r" 0
+        [ "$r" -gt "$reps" ] && reps=$r
+    done
+    load0="(not measured)" load1=$load0
+    reps=-$reps  # no runs here; the loop below is skipped
+fi
 for ((rep = 1; rep <= reps; rep++)); do
     # odd repetitions run plain first, even ones preloaded first
     if ((rep % 2)); then modes="plain vcoll"; else modes="vcoll plain"; fi
@@ -210,31 +246,17 @@ for ((rep = 1; rep <= reps; rep++)); do
                 osu_run "$out" "$tmo" launch "$np" "$pre" "$prog" "${bopts[@]}"
                 rc=$?
                 [ $rc -eq 0 ] || failures+=("osu_$b np=$np $mode run $rep: exit $rc$([ $rc -eq 124 ] && echo " (timed out)")")
-                # rows printed before a failure still count (a timeout at
-                # 1 MiB keeps the small sizes)
-                awk -v b="$b" -v np="$np" -v m="$mode" '
-                    /^#/ || NF < 1 || $1 !~ /^[0-9.]+$/ { next }
-                    {   st = ($NF == "Pass" || $NF == "Fail") ? $NF : "-"
-                        if (b ~ /barrier$/) print b, np, m, 0, $1, st
-                        else if (NF >= 2 && $2 ~ /^[0-9.]+$/) print b, np, m, $1, $2, st }' \
-                    "$out" >>"$raw"
-                if [ "$pre" = 1 ]; then
-                    sed -n 's/^vcoll_mpi: MPI_\([A-Za-z_]*\) taken=\([0-9]*\) fallback=\([0-9]*\)$/\1 \2 \3/p' \
-                        "$out.err" | while read -r f t fb; do
-                        echo "$b $np $rep $f $t $fb"
-                    done >>"$stats"
-                    grep -q '^vcoll_mpi: MPI_' "$out.err" || [ $rc -ne 0 ] ||
-                        echo "    (no VCOLL_MPI_STATS lines: was the drop-in loaded?)" >&2
-                fi
+                collect "$out" "$b" "$np" "$mode" "$rep" "$rc"
             done
         done
     done
 done
-load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+[ -n "$summarize" ] && reps=$((-reps)) || load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 [ -s "$raw" ] || die "no results"
 
 echo "# OSU collectives, plain $mpi vs LD_PRELOAD=$(basename "$lib") ($launcher${largs[*]:+ ${largs[*]}})"
 echo
+[ -n "$summarize" ] && opts=("(as run)") dopts=()
 echo "OSU programs: $bindir; options: ${opts[*]} ${dopts[*]}; median of $reps interleaved runs;"
 echo "ratio = preloaded/plain latency (< 1: vcoll faster). $cores cores;"
 echo "load average before: $load0, after: $load1."
