@@ -7,6 +7,7 @@
 #
 # Run it from a build directory (or pass -B / -P); see src/tools/osu/README.md.
 set -u
+. "$(dirname "$0")/osu-common.sh"
 
 usage() {
     cat <<EOF
@@ -143,17 +144,7 @@ for ((rep = 1; rep <= reps; rep++)); do
             out=$work/$b.$lib.$rep.out
             [ -x "$prog" ] || { echo "$0: missing $prog" >&2; exit 1; }
             printf '[%d/%d] %-9s %-8s np=%d ... ' "$rep" "$reps" "$b" "$lib" "$n" >&2
-            launch "$lib" "$n" "$prog" "${opts[@]}" >"$out" 2>"$out.err"
-            rc=$?
-            [ -n "$keep" ] && cp "$out" "$out.err" "$keep/"
-            if [ $rc -ne 0 ]; then
-                why=$(grep -m1 -i 'not implemented\|error\|fail' "$out.err")
-                [ $rc -eq 124 ] && why="timed out after ${tmo}s"
-                echo "FAILED (exit $rc${why:+: $why})" >&2
-                failed=$((failed + 1))
-                continue
-            fi
-            echo ok >&2
+            osu_run "$out" "$tmo" launch "$lib" "$n" "$prog" "${opts[@]}" || continue
             awk -v b="$b" -v l="$lib" '!/^#/ && NF >= 2 { print b, l, $1, $2 }' "$out" >>"$raw"
         done
     done
@@ -162,20 +153,13 @@ done
 
 # ---- medians, ratios, table and CSV ----
 # metric per benchmark: bandwidth (higher is better) or latency (lower is better)
-awk -v libs="$libs" -v csv="$csv" '
+awk -v libs="$libs" -v csv="$csv" "$OSU_AWK_MEDIAN"'
 function unit(b) { return (b == "bw" || b == "bibw") ? "MB/s" : "us" }
 {
     k = $1 SUBSEP $2 SUBSEP $3
     n[k]++; v[k, n[k]] = $4
     if (!(($1, $3) in seen)) { seen[$1, $3] = 1; sizes[$1] = sizes[$1] " " $3 }
     if (!($1 in border)) { border[$1] = ++nb; blist[nb] = $1 }
-}
-function median(k,    i, j, m, t, a) {
-    m = n[k]
-    for (i = 1; i <= m; i++) a[i] = v[k, i]
-    for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    lo[k] = a[1]; hi[k] = a[m]
-    return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
     nl = split(libs, L, " ")
