@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <string.h>
 #include "coll.h"
+#include "layout.h"
 #include "core/ctx.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
@@ -37,6 +38,7 @@ typedef struct coll_comm {
     int nmade, capmade;
     int oversub;        /* some node has more ranks than cores (agreed) */
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */
+    coll_layout_t layout;   /* which members share a node (hier algorithms) */
 } coll_comm_t;
 
 /* More ranks on this node than online cores? */
@@ -47,10 +49,25 @@ static int node_oversubscribed(void)
 }
 
 /* state only, no communication (also the lazy path if core never called
-   coll_comm_init) */
+   coll_comm_init); the layout comes from the job-wide node map, which every
+   rank holds alike, so it needs no exchange */
 static coll_comm_t *priv_alloc(struct vc_comm *c)
 {
     coll_comm_t *cc = calloc(1, sizeof *cc);
+    int *ids = malloc((size_t)c->size * sizeof *ids);
+    if (!cc || !ids) {
+        free(cc);
+        free(ids);
+        return NULL;
+    }
+    for (int r = 0; r < c->size; r++)
+        ids[r] = vc_ctx.boot.node_of ? vc_ctx.boot.node_of[comm_world_rank(c, r)] : 0;
+    int rc = coll_layout_build(&cc->layout, c->size, ids);
+    free(ids);
+    if (rc) {
+        free(cc);
+        return NULL;
+    }
     c->coll_priv = cc;
     return cc;
 }
@@ -62,7 +79,7 @@ int coll_comm_init(struct vc_comm *c)
         return VC_ERR_NOMEM;
     if (c != VC_COMM_WORLD) {
         coll_comm_t *w = VC_COMM_WORLD->coll_priv;
-        cc->oversub = w ? w->oversub : 0;
+        cc->oversub = cc->layout.oversub = w ? w->oversub : 0;
         return VC_SUCCESS;
     }
     /* Algorithm choice must be the same on every rank, and nodes may differ
@@ -78,7 +95,7 @@ int coll_comm_init(struct vc_comm *c)
     } else {
         any = mine;
     }
-    cc->oversub = any;
+    cc->oversub = cc->layout.oversub = any;
     return VC_SUCCESS;
 }
 
@@ -91,6 +108,7 @@ static void priv_free(struct vc_comm *c)
         sched_free(&cc->cache[k].s);
     free(cc->scratch);
     free(cc->made);
+    coll_layout_free(&cc->layout);
     free(cc);
     c->coll_priv = NULL;
 }
@@ -204,9 +222,13 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
        wrong answer: auto picks a rank-ordered one instead */
     if (!commutative && !coll_rank_ordered(kind, alg))
         alg = 0;
+    coll_comm_t *cc = comm->coll_priv;
+    if (!cc && !(cc = priv_alloc(comm)))
+        return VC_ERR_NOMEM;
+    if (!alg && coll_select_hier(kind, &cc->layout, sel_count * esize, !commutative))
+        alg = coll_alg_index(kind, "hier");
     if (!alg)
-        alg = coll_select(kind, comm->size, sel_count * esize, sel_count,
-                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0,
+        alg = coll_select(kind, comm->size, sel_count * esize, sel_count, cc->oversub,
                           !commutative);
     int tag = coll_next_tag(comm);
 
@@ -216,6 +238,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
         a.noncomm = !commutative;
+        a.layout = &cc->layout;
         if (v)
             coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
         LOG_DEBUG("coll: %s%s on comm ctx %u (size %d): %s, count %zu", req ? "i" : "",
@@ -240,9 +263,6 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         return rc;
     }
 
-    coll_comm_t *cc = comm->coll_priv;
-    if (!cc && !(cc = priv_alloc(comm)))
-        return VC_ERR_NOMEM;
     /* the cache key is checked on the raw arguments: a hit costs a few
        compares, no argument struct, no building (a user op's value names
        its function and generation, so it is a key like any other) */
@@ -256,6 +276,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
         a.noncomm = !commutative;
+        a.layout = &cc->layout;
         sched_reset(&ce->s, &a);
         if ((rc = coll_builders[kind][alg](&a, &ce->s)))
             return rc;
