@@ -39,6 +39,8 @@ typedef struct coll_comm {
     int oversub;        /* some node has more ranks than cores (agreed) */
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */
     coll_layout_t layout;   /* which members share a node (hier algorithms) */
+    struct coll_shmseg *seg;    /* shared-segment bcast/allgather (shm_seg.c) */
+    int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */
 } coll_comm_t;
 
 /* More ranks on this node than online cores? */
@@ -109,6 +111,7 @@ static void priv_free(struct vc_comm *c)
     free(cc->scratch);
     free(cc->made);
     coll_layout_free(&cc->layout);
+    coll_shmseg_free(cc->seg);
     free(cc);
     c->coll_priv = NULL;
 }
@@ -377,6 +380,27 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
     return comm->coll_priv;
 }
 
+/* The shared-segment bcast/allgather, when the algorithm is on auto and
+ * the call moves enough bytes to pay for it (see shm_seg.c); the segment
+ * is made on the first such call, which every member makes. */
+#define SEG_MIN_BYTES 1
+
+static struct coll_shmseg *seg_variant(struct vc_comm *comm, int kind, size_t bytes,
+                                       int *rc)
+{
+    coll_comm_t *cc = comm->coll_priv;
+    *rc = VC_SUCCESS;
+    if (cfg_alg(kind) || !cc || bytes < SEG_MIN_BYTES || cc->seg_state < 0)
+        return NULL;
+    if (!cc->seg_state) {
+        cc->seg_state = -1;
+        if (coll_shmseg_eligible(comm) && !(*rc = coll_shmseg_create(comm, &cc->seg)) &&
+            cc->seg)
+            cc->seg_state = 1;
+    }
+    return cc->seg;
+}
+
 int vc_barrier(vc_comm_t comm)
 {
     VC_API_ENTER();
@@ -404,7 +428,15 @@ int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm
 {
     VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
-    return rc ? rc : coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
+    if (rc)
+        return rc;
+    size_t bytes = count * dtype_size(dtype);
+    struct coll_shmseg *g = seg_variant(comm, COLL_BCAST, bytes, &rc);
+    if (rc)
+        return rc;
+    if (g)
+        return coll_shm_bcast(g, buf, bytes, root, comm->rank);
+    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
 }
 
 int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
@@ -507,7 +539,15 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 {
     VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    return rc ? rc : coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+    if (rc)
+        return rc;
+    size_t bytes = count * dtype_size(dtype);
+    struct coll_shmseg *g = seg_variant(comm, COLL_ALLGATHER, bytes, &rc);
+    if (rc)
+        return rc;
+    if (g)
+        return coll_shm_allgather(g, sbuf, rbuf, bytes, comm->rank);
+    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }
 
 int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
