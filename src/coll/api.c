@@ -381,16 +381,16 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
 }
 
 /* The shared-segment bcast/allgather, when the algorithm is on auto and
- * the call moves enough bytes to pay for it (see shm_seg.c); the segment
- * is made on the first such call, which every member makes. */
-#define SEG_MIN_BYTES 1
+ * the call is one it pays for (shm_seg.c); the segment is made on the
+ * first such call, which every member makes. */
 
 static struct coll_shmseg *seg_variant(struct vc_comm *comm, int kind, size_t bytes,
                                        int *rc)
 {
     coll_comm_t *cc = comm->coll_priv;
     *rc = VC_SUCCESS;
-    if (cfg_alg(kind) || !cc || bytes < SEG_MIN_BYTES || cc->seg_state < 0)
+    if (cfg_alg(kind) || !cc || cc->seg_state < 0 ||
+        !coll_shmseg_pays(kind, comm->size, bytes, cc->oversub))
         return NULL;
     if (!cc->seg_state) {
         cc->seg_state = -1;

@@ -33,6 +33,8 @@ struct coll_shmseg;
 int coll_shmseg_eligible(const struct vc_comm *comm);
 int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **seg);
 void coll_shmseg_free(struct coll_shmseg *seg);
+/* is the segment faster for this call (bytes: allgather per member)? */
+int coll_shmseg_pays(int kind, int p, size_t bytes, int oversub);
 size_t coll_shmseg_bytes(int p);    /* one communicator's segment, p members */
 int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me);
 int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk,

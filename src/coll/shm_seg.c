@@ -86,6 +86,34 @@ static uint8_t *slot(struct coll_shmseg *g, int s, uint64_t k)
            ((size_t)s * SEG_DEPTH + (size_t)(k % SEG_DEPTH)) * g->chunk;
 }
 
+/* Measured (vcoll_osu_*, 2-core box under load 10-20, so only large
+ * ratios count; us, segment vs messages):
+ *   bcast np=2: 1 KiB 0.17 vs 1.2, 8 KiB 5.7 vs 9.3, 64 KiB 36 vs 61,
+ *     128 KiB 127 vs 74, 1 MiB 1240 vs 645: past 64 KiB one CMA copy from
+ *     the root beats copy-in plus copy-out on two ranks.
+ *   bcast np=8 (4x oversubscribed): 2-16 KiB 9-14 vs 50-70, 512 KiB 426
+ *     vs 1025, 1 MiB about even.
+ *   allgather np=2: 8 B 0.16 vs 3.3, 32 KiB 12 vs 28, 128 KiB 114 vs 96,
+ *     512 KiB 1258 vs 366 (same reason as bcast).
+ *   allgather np=8: up to 32 KiB per rank 65-300 vs 240-1700; from 256
+ *     KiB per rank every slot handoff waits for the scheduler to run all
+ *     7 readers, and it falls behind.
+ * With a core per rank the readers drain in parallel, so the caps on
+ * larger communicators apply only when the node is oversubscribed. */
+#define SEG_NP2_MAX        (64u << 10)
+#define SEG_OVERSUB_TOTAL  (2u << 20)
+
+int coll_shmseg_pays(int kind, int p, size_t bytes, int oversub)
+{
+    if (!bytes)
+        return 0;
+    if (p == 2)
+        return bytes <= SEG_NP2_MAX;
+    if (kind == COLL_ALLGATHER)
+        bytes *= (size_t)p;
+    return !oversub || bytes <= SEG_OVERSUB_TOTAL;
+}
+
 int coll_shmseg_eligible(const struct vc_comm *comm)
 {
     const struct vc_ctx *c = &vc_ctx;
