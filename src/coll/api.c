@@ -384,21 +384,25 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
  * the call is one it pays for (shm_seg.c); the segment is made on the
  * first such call, which every member makes. */
 
-static struct coll_shmseg *seg_variant(struct vc_comm *comm, int kind, size_t bytes,
-                                       int *rc)
+static int seg_try(struct vc_comm *comm, int kind, const void *sbuf, void *rbuf,
+                   size_t bytes, int root, int *rc)
 {
     coll_comm_t *cc = comm->coll_priv;
     *rc = VC_SUCCESS;
     if (cfg_alg(kind) || !cc || cc->seg_state < 0 ||
         !coll_shmseg_pays(kind, comm->size, bytes, cc->oversub))
-        return NULL;
+        return 0;
     if (!cc->seg_state) {
         cc->seg_state = -1;
         if (coll_shmseg_eligible(comm) && !(*rc = coll_shmseg_create(comm, &cc->seg)) &&
             cc->seg)
             cc->seg_state = 1;
     }
-    return cc->seg;
+    if (*rc || !cc->seg)
+        return *rc != VC_SUCCESS;
+    *rc = kind == COLL_BCAST ? coll_shm_bcast(cc->seg, rbuf, bytes, root, comm->rank)
+                             : coll_shm_allgather(cc->seg, sbuf, rbuf, bytes, comm->rank);
+    return 1;
 }
 
 int vc_barrier(vc_comm_t comm)
@@ -428,14 +432,8 @@ int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm
 {
     VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
-    if (rc)
+    if (rc || seg_try(comm, COLL_BCAST, NULL, buf, count * dtype_size(dtype), root, &rc))
         return rc;
-    size_t bytes = count * dtype_size(dtype);
-    struct coll_shmseg *g = seg_variant(comm, COLL_BCAST, bytes, &rc);
-    if (rc)
-        return rc;
-    if (g)
-        return coll_shm_bcast(g, buf, bytes, root, comm->rank);
     return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
 }
 
@@ -539,14 +537,8 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 {
     VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc)
+    if (rc || seg_try(comm, COLL_ALLGATHER, sbuf, rbuf, count * dtype_size(dtype), 0, &rc))
         return rc;
-    size_t bytes = count * dtype_size(dtype);
-    struct coll_shmseg *g = seg_variant(comm, COLL_ALLGATHER, bytes, &rc);
-    if (rc)
-        return rc;
-    if (g)
-        return coll_shm_allgather(g, sbuf, rbuf, bytes, comm->rank);
     return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }
 

@@ -4,11 +4,9 @@
 #include "vcoll.h"
 #include "layout.h"
 
-typedef struct { int key, rank; } lay_pair_t;
-
-static int pair_cmp(const void *a, const void *b)
+int coll_key_rank_cmp(const void *a, const void *b)
 {
-    const lay_pair_t *x = a, *y = b;
+    const coll_key_rank_t *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return (x->rank > y->rank) - (x->rank < y->rank);
@@ -21,7 +19,7 @@ int coll_layout_build(coll_layout_t *L, int size, const int *node_id)
         return VC_ERR_ARG;
     size_t n = (size_t)size;
     int *mem = malloc((4 * n + 1) * sizeof *mem);
-    lay_pair_t *pr = malloc(n * sizeof *pr);
+    coll_key_rank_t *pr = malloc(n * sizeof *pr);
     if (!mem || !pr) {
         free(mem);
         free(pr);
@@ -41,7 +39,7 @@ int coll_layout_build(coll_layout_t *L, int size, const int *node_id)
         pr[r].key = unknown ? 0 : node_id[r];
         pr[r].rank = r;
     }
-    qsort(pr, n, sizeof *pr, pair_cmp);
+    qsort(pr, n, sizeof *pr, coll_key_rank_cmp);
     /* ... then order the groups by their lowest rank: key = leader, and
        sorting by (leader, rank) keeps each group's ranks together */
     for (int i = 0, lead = 0; i < size; i++) {
@@ -51,7 +49,7 @@ int coll_layout_build(coll_layout_t *L, int size, const int *node_id)
     }
     for (int i = 0; i < size; i++)
         pr[i].key = L->node[pr[i].rank];
-    qsort(pr, n, sizeof *pr, pair_cmp);
+    qsort(pr, n, sizeof *pr, coll_key_rank_cmp);
 
     int nn = 0;
     for (int i = 0; i < size; i++) {

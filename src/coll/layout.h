@@ -26,6 +26,11 @@ typedef struct coll_layout {
     int *members;       /* [size] comm ranks by node, ascending within a node */
 } coll_layout_t;
 
+/* (key, rank) pairs sorted by key, then rank: the node grouping here and
+ * the member order of vc_comm_split */
+typedef struct { int key, rank; } coll_key_rank_t;
+int coll_key_rank_cmp(const void *a, const void *b);
+
 /* node_id[r]: any integer naming comm rank r's node. If any id is negative
  * (a rank whose node is unknown) the whole communicator counts as one
  * node: every member sees such an entry when any does, so all still agree,
