@@ -383,7 +383,6 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
 /* The shared-segment bcast/allgather, when the algorithm is on auto and
  * the call is one it pays for (shm_seg.c); the segment is made on the
  * first such call, which every member makes. */
-
 static int seg_try(struct vc_comm *comm, int kind, const void *sbuf, void *rbuf,
                    size_t bytes, int root, int *rc)
 {
