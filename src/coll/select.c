@@ -64,7 +64,8 @@
  * ... op x(p-1) under any association. Rank-ordered algorithms:
  *   reduce binomial (its tree is rooted at rank 0 for such ops, then the
  *   result goes to the root); allreduce recursive_doubling and linear;
- *   reduce_scatter(_block) pairwise; scan and exscan recursive_doubling.
+ *   reduce_scatter(_block) pairwise; scan and exscan recursive_doubling;
+ *   reduce and allreduce hier (they build those flat ones for such ops).
  * Not rank-ordered: reduce rsag, allreduce rabenseifner (both halve at
  * distance p/2 first, pairing x0 with x(p/2)), allreduce ring (block b's
  * chain starts at rank b), reduce_scatter recursive_halving and ring.
@@ -140,8 +141,9 @@
 int coll_rank_ordered(int kind, int alg)
 {
     switch (kind) {
-    case COLL_REDUCE: return alg == 1;                  /* binomial */
-    case COLL_ALLREDUCE: return alg == 1 || alg == 4;   /* rec. doubling, linear */
+    /* hier builds flat binomial / recursive doubling for such ops */
+    case COLL_REDUCE: return alg == 1 || alg == 3;      /* binomial, hier */
+    case COLL_ALLREDUCE: return alg == 1 || alg == 4 || alg == 5; /* rd, linear, hier */
     case COLL_REDUCE_SCATTER_BLOCK:
     case COLL_REDUCE_SCATTER: return alg == 2;          /* pairwise */
     }
