@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <string.h>
 #include "coll.h"
+#include "layout.h"
 #include "core/ctx.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
@@ -37,6 +38,9 @@ typedef struct coll_comm {
     int nmade, capmade;
     int oversub;        /* some node has more ranks than cores (agreed) */
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */
+    coll_layout_t layout;   /* which members share a node (hier algorithms) */
+    struct coll_shmseg *seg;    /* shared-segment bcast/allgather (shm_seg.c) */
+    int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */
 } coll_comm_t;
 
 /* More ranks on this node than online cores? */
@@ -47,10 +51,25 @@ static int node_oversubscribed(void)
 }
 
 /* state only, no communication (also the lazy path if core never called
-   coll_comm_init) */
+   coll_comm_init); the layout comes from the job-wide node map, which every
+   rank holds alike, so it needs no exchange */
 static coll_comm_t *priv_alloc(struct vc_comm *c)
 {
     coll_comm_t *cc = calloc(1, sizeof *cc);
+    int *ids = malloc((size_t)c->size * sizeof *ids);
+    if (!cc || !ids) {
+        free(cc);
+        free(ids);
+        return NULL;
+    }
+    for (int r = 0; r < c->size; r++)
+        ids[r] = vc_ctx.boot.node_of ? vc_ctx.boot.node_of[comm_world_rank(c, r)] : 0;
+    int rc = coll_layout_build(&cc->layout, c->size, ids);
+    free(ids);
+    if (rc) {
+        free(cc);
+        return NULL;
+    }
     c->coll_priv = cc;
     return cc;
 }
@@ -62,7 +81,7 @@ int coll_comm_init(struct vc_comm *c)
         return VC_ERR_NOMEM;
     if (c != VC_COMM_WORLD) {
         coll_comm_t *w = VC_COMM_WORLD->coll_priv;
-        cc->oversub = w ? w->oversub : 0;
+        cc->oversub = cc->layout.oversub = w ? w->oversub : 0;
         return VC_SUCCESS;
     }
     /* Algorithm choice must be the same on every rank, and nodes may differ
@@ -78,7 +97,7 @@ int coll_comm_init(struct vc_comm *c)
     } else {
         any = mine;
     }
-    cc->oversub = any;
+    cc->oversub = cc->layout.oversub = any;
     return VC_SUCCESS;
 }
 
@@ -91,6 +110,8 @@ static void priv_free(struct vc_comm *c)
         sched_free(&cc->cache[k].s);
     free(cc->scratch);
     free(cc->made);
+    coll_layout_free(&cc->layout);
+    coll_shmseg_free(cc->seg);
     free(cc);
     c->coll_priv = NULL;
 }
@@ -204,9 +225,13 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
        wrong answer: auto picks a rank-ordered one instead */
     if (!commutative && !coll_rank_ordered(kind, alg))
         alg = 0;
+    coll_comm_t *cc = comm->coll_priv;
+    if (!cc && !(cc = priv_alloc(comm)))
+        return VC_ERR_NOMEM;
+    if (!alg && coll_select_hier(kind, &cc->layout, sel_count * esize, !commutative))
+        alg = coll_alg_index(kind, "hier");
     if (!alg)
-        alg = coll_select(kind, comm->size, sel_count * esize, sel_count,
-                          comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->oversub : 0,
+        alg = coll_select(kind, comm->size, sel_count * esize, sel_count, cc->oversub,
                           !commutative);
     int tag = coll_next_tag(comm);
 
@@ -216,6 +241,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
         a.noncomm = !commutative;
+        a.layout = &cc->layout;
         if (v)
             coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
         LOG_DEBUG("coll: %s%s on comm ctx %u (size %d): %s, count %zu", req ? "i" : "",
@@ -240,9 +266,6 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         return rc;
     }
 
-    coll_comm_t *cc = comm->coll_priv;
-    if (!cc && !(cc = priv_alloc(comm)))
-        return VC_ERR_NOMEM;
     /* the cache key is checked on the raw arguments: a hit costs a few
        compares, no argument struct, no building (a user op's value names
        its function and generation, so it is a key like any other) */
@@ -256,6 +279,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
         a.noncomm = !commutative;
+        a.layout = &cc->layout;
         sched_reset(&ce->s, &a);
         if ((rc = coll_builders[kind][alg](&a, &ce->s)))
             return rc;
@@ -356,6 +380,30 @@ static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
     return comm->coll_priv;
 }
 
+/* The shared-segment bcast/allgather, when the algorithm is on auto and
+ * the call is one it pays for (shm_seg.c); the segment is made on the
+ * first such call, which every member makes. */
+static int seg_try(struct vc_comm *comm, int kind, const void *sbuf, void *rbuf,
+                   size_t bytes, int root, int *rc)
+{
+    coll_comm_t *cc = comm->coll_priv;
+    *rc = VC_SUCCESS;
+    if (cfg_alg(kind) || !cc || cc->seg_state < 0 ||
+        !coll_shmseg_pays(kind, comm->size, bytes, cc->oversub))
+        return 0;
+    if (!cc->seg_state) {
+        cc->seg_state = -1;
+        if (coll_shmseg_eligible(comm) && !(*rc = coll_shmseg_create(comm, &cc->seg)) &&
+            cc->seg)
+            cc->seg_state = 1;
+    }
+    if (*rc || !cc->seg)
+        return *rc != VC_SUCCESS;
+    *rc = kind == COLL_BCAST ? coll_shm_bcast(cc->seg, rbuf, bytes, root, comm->rank)
+                             : coll_shm_allgather(cc->seg, sbuf, rbuf, bytes, comm->rank);
+    return 1;
+}
+
 int vc_barrier(vc_comm_t comm)
 {
     VC_API_ENTER();
@@ -383,7 +431,9 @@ int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm
 {
     VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
-    return rc ? rc : coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
+    if (rc || seg_try(comm, COLL_BCAST, NULL, buf, count * dtype_size(dtype), root, &rc))
+        return rc;
+    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
 }
 
 int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
@@ -486,7 +536,9 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 {
     VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    return rc ? rc : coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+    if (rc || seg_try(comm, COLL_ALLGATHER, sbuf, rbuf, count * dtype_size(dtype), 0, &rc))
+        return rc;
+    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }
 
 int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,

@@ -25,6 +25,21 @@ int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt
                        vc_op_t op, uint64_t *seq);
 void coll_comm_fini(struct vc_comm *c);
 
+/* shared-segment bcast / allgather (shm_seg.c) for a communicator on one
+ * node: eligible = all members share my node (same answer on all members);
+ * create is collective over comm and gives *seg = NULL when any member
+ * cannot map it, so all fall back alike. */
+struct coll_shmseg;
+int coll_shmseg_eligible(const struct vc_comm *comm);
+int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **seg);
+void coll_shmseg_free(struct coll_shmseg *seg);
+/* is the segment faster for this call (bytes: allgather per member)? */
+int coll_shmseg_pays(int kind, int p, size_t bytes, int oversub);
+size_t coll_shmseg_bytes(int p);    /* one communicator's segment, p members */
+int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me);
+int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk,
+                       int me);
+
 /* Run one collective of kind COLL_*; sbuf may be VC_IN_PLACE (already
  * validated). With req == NULL it blocks; otherwise it starts a
  * non-blocking collective and returns its request in *req. */

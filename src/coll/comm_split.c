@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll.h"
+#include "layout.h"
 #include "core/ctx.h"
 
 int coll_comm_register(struct vc_comm *c);
@@ -128,15 +129,6 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
 }
 
 typedef struct { int32_t color, key; } split_ent_t;
-typedef struct { int key, rank; } split_mem_t;
-
-static int mem_cmp(const void *a, const void *b)
-{
-    const split_mem_t *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
 
 int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
 {
@@ -151,7 +143,7 @@ int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
     int p = comm->size;
     split_ent_t me = {color, key};
     split_ent_t *all = malloc((size_t)p * sizeof *all);
-    split_mem_t *mem = malloc((size_t)p * sizeof *mem);
+    coll_key_rank_t *mem = malloc((size_t)p * sizeof *mem);
     uint32_t ctx;
     int rc = VC_ERR_NOMEM;
     if (!all || !mem)
@@ -184,7 +176,7 @@ int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
             mem[n].rank = i;
             n++;
         }
-    qsort(mem, (size_t)n, sizeof *mem, mem_cmp);
+    qsort(mem, (size_t)n, sizeof *mem, coll_key_rank_cmp);
     int *world = malloc((size_t)n * sizeof *world);
     if (!world) {
         rc = VC_ERR_NOMEM;

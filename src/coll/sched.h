@@ -91,6 +91,9 @@ typedef struct coll_args {
      * alltoall(v), reduce_scatter(_block), scan, exscan take the input from
      * RBUF at 0 (alltoallv with rcounts/rdispls). */
     const size_t *counts, *displs, *rcounts, *rdispls;
+    /* the communicator's node layout (layout.h), read by the hierarchical
+       algorithms only; NULL = all ranks on one node */
+    const struct coll_layout *layout;
 } coll_args_t;
 
 /* collective kinds (index into per-comm caches and the builder tables) */
@@ -210,12 +213,19 @@ int coll_reduce_scatter_pairwise(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_scan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 int coll_exscan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+/* two-level (node-aware) forms: hier.c, layout.h */
+int coll_barrier_hier(const coll_args_t *a, coll_sched_t *s);
+int coll_bcast_hier(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_hier(const coll_args_t *a, coll_sched_t *s);
+int coll_allreduce_hier(const coll_args_t *a, coll_sched_t *s);
+int coll_allgather_hier(const coll_args_t *a, coll_sched_t *s);
 
 /* ---- algorithm tables (algs.c): index = position in cfg_<coll>_algs,
    entry 0 (auto) is NULL ---- */
 extern const coll_build_fn *const coll_builders[COLL_NKINDS];
 extern const char *const *const coll_alg_names[COLL_NKINDS];
 int coll_nalgs(int kind);   /* entries including "auto" */
+int coll_alg_index(int kind, const char *name);   /* 0 = no such algorithm */
 
 /* ---- selection (select.c): algorithm index (>= 1) for auto ----
  * oversub: ranks outnumber cores on some node (agreed by all ranks, so
@@ -226,5 +236,10 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
 /* does algorithm alg of kind combine in rank order (x0 op x1 op ... op
    x(p-1), any association)? 1 for kinds that do not reduce */
 int coll_rank_ordered(int kind, int alg);
+/* Should auto use the two-level algorithm ("hier") on this layout?
+ * coll_select itself only ever returns flat algorithms, which is what the
+ * phases of a two-level schedule use. */
+struct coll_layout;
+int coll_select_hier(int kind, const struct coll_layout *L, size_t bytes, int noncomm);
 
 #endif

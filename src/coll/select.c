@@ -64,14 +64,41 @@
  * ... op x(p-1) under any association. Rank-ordered algorithms:
  *   reduce binomial (its tree is rooted at rank 0 for such ops, then the
  *   result goes to the root); allreduce recursive_doubling and linear;
- *   reduce_scatter(_block) pairwise; scan and exscan recursive_doubling.
+ *   reduce_scatter(_block) pairwise; scan and exscan recursive_doubling;
+ *   reduce and allreduce hier (they build those flat ones for such ops).
  * Not rank-ordered: reduce rsag, allreduce rabenseifner (both halve at
  * distance p/2 first, pairing x0 with x(p/2)), allreduce ring (block b's
  * chain starts at rank b), reduce_scatter recursive_halving and ring.
  * With noncomm set only the former are chosen, and api.c replaces a forced
  * algorithm that is not rank-ordered by the auto choice.
+ *
+ * Two-level "hier" (coll_select_hier), by nodes N, ranks per node k
+ * (p = N k), message n bytes. What decides is the bytes a node's network
+ * link carries and the bytes each rank copies on its node:
+ *   bcast, reduce: a flat binomial tree over p ranks puts n on a node's
+ *     link only when ranks are placed in blocks and k is a power of two
+ *     (its top log2 N levels are then exactly the node crossings); under
+ *     round-robin placement (--map-by node) nearly every edge crosses, up
+ *     to k n per link. hier: n per link, log2 N network hops, local copies
+ *     n per rank (the same as flat).
+ *   allreduce: flat recursive doubling puts k n log2 N (blocked) to
+ *     k n log2 p (round-robin) on a link, Rabenseifner about 2 k n; hier
+ *     puts 2 n (leaders' Rabenseifner) or n log2 N (small n) on it and
+ *     copies 2 n per rank on the node (reduce in, broadcast out).
+ *   barrier: N instead of p ranks in the network rounds.
+ *   allgather (b per rank): the flat ring copies (p-1) b per rank; blocked,
+ *     each link carries (p-1) b, round-robin k (p-1) b. hier carries
+ *     (N-1) k b per link but copies p b more per rank (the node broadcast of
+ *     the whole result), and pads uneven nodes to max k. So it wins when
+ *     placement is not in blocks or while latency dominates (N rounds of
+ *     the leaders' ring instead of p); for big totals on blocked nodes the
+ *     ring is as good on the link and copies less.
+ *   One node (N = 1) or one rank per node (k = 1): hier is the flat
+ *   algorithm plus bookkeeping, so it is never chosen there. Non-commutative
+ *   user ops stay flat (a node-first order is not rank order).
  */
 #include "sched.h"
+#include "layout.h"
 
 /* allreduce: recursive doubling while latency dominates (and always at
    np=2, where it is one exchange); Rabenseifner above; ring only for big
@@ -114,8 +141,9 @@
 int coll_rank_ordered(int kind, int alg)
 {
     switch (kind) {
-    case COLL_REDUCE: return alg == 1;                  /* binomial */
-    case COLL_ALLREDUCE: return alg == 1 || alg == 4;   /* rec. doubling, linear */
+    /* hier builds flat binomial / recursive doubling for such ops */
+    case COLL_REDUCE: return alg == 1 || alg == 3;      /* binomial, hier */
+    case COLL_ALLREDUCE: return alg == 1 || alg == 4 || alg == 5; /* rd, linear, hier */
     case COLL_REDUCE_SCATTER_BLOCK:
     case COLL_REDUCE_SCATTER: return alg == 2;          /* pairwise */
     }
@@ -184,4 +212,24 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
         return 2;                        /* pairwise */
     }
     return 1;   /* alltoallv, scan, exscan: one algorithm each */
+}
+
+/* allgather: the flat ring instead of hier from this total on blocked nodes */
+#define ALLGATHER_HIER_MAX_TOTAL (1u << 20)
+
+int coll_select_hier(int kind, const struct coll_layout *L, size_t bytes, int noncomm)
+{
+    if (!L || L->nnodes < 2 || L->max_ppn < 2)
+        return 0;
+    switch (kind) {
+    case COLL_BARRIER:
+    case COLL_BCAST:
+        return 1;
+    case COLL_REDUCE:
+    case COLL_ALLREDUCE:
+        return !noncomm;
+    case COLL_ALLGATHER:
+        return !L->blocked || bytes * (size_t)L->size < ALLGATHER_HIER_MAX_TOTAL;
+    }
+    return 0;
 }

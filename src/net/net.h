@@ -73,6 +73,8 @@ struct net {
     const net_ops_t *ops;
     const char *name;       /* "self", "shm", "rc", "ud" */
     size_t max_packet;      /* largest packet send() accepts, header included */
+    size_t eager_cap;       /* largest payload worth sending eagerly here, when
+                               smaller than VCOLL_EAGER_LIMIT (0 = no cap) */
     net_upcalls_t up;
 };
 

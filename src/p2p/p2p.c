@@ -85,8 +85,10 @@ static p2p_unexp_t *find_unexp(const struct vc_comm *comm, uint32_t ctx, int sou
 /* largest payload that goes eagerly to this peer */
 static inline size_t eager_max(const net_t *n)
 {
-    size_t room = n->max_packet - sizeof(p2p_hdr_t);
-    return vc_ctx.cfg.eager_limit < room ? vc_ctx.cfg.eager_limit : room;
+    size_t room = n->max_packet - sizeof(p2p_hdr_t), lim = vc_ctx.cfg.eager_limit;
+    if (n->eager_cap && n->eager_cap < lim)
+        lim = n->eager_cap;
+    return lim < room ? lim : room;
 }
 
 static void finish_recv(struct vc_request *r, int src, int tag, uint64_t len)

@@ -19,6 +19,7 @@
 #include "vcoll.h"
 #include "core/config.h"
 #include "net/net.h"
+#include "coll/coll.h"
 #include "net/verbs/device.h"
 #include "topo/topo.h"
 #include "boot/boot.h"
@@ -219,6 +220,11 @@ int main(int argc, char **argv)
     printf("vcoll %s\n", vc_version_string());
     printf("Transports built in: self%s rc%s\n", net_shm_open ? " shm" : "",
            net_ud_open ? " ud" : "");
+    /* the shared-segment collectives' memory (coll/shm_seg.c) */
+    printf("Collective shared segment: one per communicator on one node, made on its "
+           "first shared-memory bcast/allgather: %zu KiB for 2 ranks, %zu KiB for 8, "
+           "%zu KiB for 64\n", coll_shmseg_bytes(2) >> 10, coll_shmseg_bytes(8) >> 10,
+           coll_shmseg_bytes(64) >> 10);
 
     if (plain)
         show_mpi_dropins();

@@ -214,6 +214,47 @@ static void test_all(vc_comm_t comm)
     test_allreduce_bits(comm);
 }
 
+/* Back-to-back bcasts and allgathers with changing roots and sizes that
+   are not multiples of anything: on one node they stream through the
+   communicator's shared segment, whose ring slots then wrap many times
+   across calls while slow readers still drain earlier ones. */
+static void test_stream(vc_comm_t comm)
+{
+    int me, p;
+    vc_comm_rank(comm, &me);
+    vc_comm_size(comm, &p);
+    const size_t counts[] = {262147, 3, 50001, 1};
+    size_t maxc = 262147 + 1;
+    uint32_t *b = malloc(maxc * sizeof *b);
+    for (int it = 0; it < 12; it++) {
+        size_t c = counts[it % 4];
+        int root = (it * 5 + 1) % p;
+        for (size_t i = 0; i < c; i++)
+            b[i] = me == root ? (uint32_t)(it * 1000003u + i) : 0xdeadu;
+        OK(vc_bcast(b, c, VC_UINT32, root, comm));
+        for (size_t i = 0; i < c; i++)
+            if (b[i] != (uint32_t)(it * 1000003u + i)) {
+                CHECK(0, "stream bcast it %d count %zu: b[%zu]=%u", it, c, i, b[i]);
+                break;
+            }
+        size_t ac = c / (size_t)p + (size_t)it;
+        uint32_t *in = malloc((ac + 1) * sizeof *in), *all = malloc((ac * (size_t)p + 1) * sizeof *all);
+        for (size_t i = 0; i < ac; i++)
+            in[i] = (uint32_t)(me * 7919 + it * 31) + (uint32_t)i;
+        OK(vc_allgather(in, all, ac, VC_UINT32, comm));
+        for (int r = 0; r < p; r++)
+            for (size_t i = 0; i < ac; i++)
+                if (all[(size_t)r * ac + i] != (uint32_t)(r * 7919 + it * 31) + (uint32_t)i) {
+                    CHECK(0, "stream allgather it %d block %d [%zu]", it, r, i);
+                    r = p;
+                    break;
+                }
+        free(in);
+        free(all);
+    }
+    free(b);
+}
+
 /* non-blocking collectives overlapping each other and point-to-point */
 static void test_nonblocking(void)
 {
@@ -310,6 +351,7 @@ static void test_comms(void)
 
     /* collectives on all of them, interleaved */
     test_all(half);
+    test_stream(half);      /* both halves at once, each on its own segment */
     test_barrier(dup);
     test_allreduce(dup, 33);
     test_allgather(dup2, 5);
@@ -416,6 +458,7 @@ int main(int argc, char **argv)
     vc_comm_size(VC_COMM_WORLD, &size);
 
     test_all(VC_COMM_WORLD);
+    test_stream(VC_COMM_WORLD);
     test_nonblocking();
     test_comms();
     test_errors();

@@ -13,3 +13,8 @@ check_PROGRAMS += test/unit/test_coll_a2a
 TESTS += test/unit/test_coll_a2a
 test_unit_test_coll_a2a_SOURCES = test/unit/test_coll_a2a.c test/unit/sim.c test/unit/sim.h
 test_unit_test_coll_a2a_LDADD = libvcoll_int.la $(CUNIT_LIBS) -lm
+# node layouts and the two-level schedules, simulated over many layouts
+check_PROGRAMS += test/unit/test_coll_hier
+TESTS += test/unit/test_coll_hier
+test_unit_test_coll_hier_SOURCES = test/unit/test_coll_hier.c test/unit/sim.c test/unit/sim.h
+test_unit_test_coll_hier_LDADD = libvcoll_int.la $(CUNIT_LIBS) -lm

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "sim.h"
 #include "dtype/dtype.h"
+#include <CUnit/Basic.h>
 
 char failmsg[512];
 
@@ -209,4 +210,20 @@ void sim_free(sim_t *S)
         }
     }
     memset(S, 0, sizeof *S);
+}
+
+void sim_summary(int ncases, int nfail)
+{
+    printf("\n  simulated cases: %d, failed: %d\n", ncases, nfail);
+    CU_ASSERT(ncases > 0);
+    CU_ASSERT_EQUAL(nfail, 0);
+}
+
+int sim_cunit_main(void)
+{
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    int failures = (int)CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failures ? 1 : 0;
 }

@@ -40,4 +40,10 @@ int sim_run(sim_t *S);
 /* frees schedules, buffers and queues; zeroes S */
 void sim_free(sim_t *S);
 
+/* The tail every simulating test program shares: print how many cases
+   ran and failed (a CUnit test body: fails on no cases or any failure),
+   and run the registered suites verbosely (returns main's exit status). */
+void sim_summary(int ncases, int nfail);
+int sim_cunit_main(void);
+
 #endif

@@ -30,6 +30,16 @@
 
 #define SHM_MAGIC 0x7663534d48ull
 #define SHM_KEY "vc.shm"
+/* Past this size a message goes by CMA even under a larger
+ * VCOLL_EAGER_LIMIT. An eager packet is copied twice, one copy after the
+ * other (into the ring cell, then out of it once the whole cell is
+ * full), and its cell lines cross between the cores twice (the receiver
+ * reads them, the sender later takes them back to write). Rendezvous costs
+ * two small packets and a syscall but copies once, straight from the
+ * sender's buffer. On the 2-core EPYC box, np=2 vcoll_osu_latency: 4 KiB
+ * eager 0.99 us, 8 KiB eager 2.05 us, 16 KiB rendezvous 1.25 us; so 8 KiB
+ * goes by rendezvous too (numbers in the commit that set this). */
+#define SHM_CMA_EAGER_MAX 4096
 
 typedef struct shm_hdr {
     uint64_t magic;
@@ -154,6 +164,7 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
             LOG_INFO("process_vm_readv from rank %d refused (%s); large shm messages "
                      "will be copied through the segment", peer, strerror(errno));
             s->cma = 0;
+            n->eager_cap = 0;
             return VC_ERR_UNSUPPORTED;
         }
         if (got < 0 && errno == ESRCH) {
@@ -232,6 +243,7 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
             s->me = l;
     }
     s->cma = c->cfg.shm_cma != CFG_CMA_OFF;
+    s->base.eager_cap = s->cma ? SHM_CMA_EAGER_MAX : 0;
 
     /* a cell holds the largest eager packet plus the p2p header */
     size_t cell = round_up(c->cfg.eager_limit + 128 + SHM_CELL_HDR, SHM_CACHELINE);
