@@ -61,7 +61,11 @@ check_table() {
         cols = full ? 5 : 2
         if (NF != cols) bad("expected " cols " columns")
         for (i = 2; i <= (full ? 4 : 2); i++)
-            if ($i !~ /^[0-9]+(\.[0-9]+)?$/ || $i + 0 <= 0) bad("column " i " is not a positive number")
+            # a bandwidth of 1-byte messages on a loaded box can round to
+            # 0.00 MB/s at two decimals (seen in CI for both MPIs): only the
+            # largest size's row must be positive, every row a number
+            if ($i !~ /^[0-9]+(\.[0-9]+)?$/ || ($i + 0 <= 0 && rows == n))
+                bad("column " i " is not a positive number")
         if (full && !($3 + 0 <= $2 + 0 && $2 + 0 <= $4 + 0)) bad("need min <= avg <= max")
         if (full && $5 != iters) bad("iterations column is not " iters)
     }
