@@ -63,7 +63,7 @@ check_table() {
         for (i = 2; i <= (full ? 4 : 2); i++)
             # a bandwidth of 1-byte messages on a loaded box can round to
             # 0.00 MB/s at two decimals (seen in CI for both MPIs): only the
-            # largest size's row must be positive, every row a number
+            # row of the largest size must be positive, every row a number
             if ($i !~ /^[0-9]+(\.[0-9]+)?$/ || ($i + 0 <= 0 && rows == n))
                 bad("column " i " is not a positive number")
         if (full && !($3 + 0 <= $2 + 0 && $2 + 0 <= $4 + 0)) bad("need min <= avg <= max")
