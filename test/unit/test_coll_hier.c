@@ -166,7 +166,8 @@ static void fail(const hcase_t *t, const char *why, int r)
 /* element i of rank r's input */
 static void input(const hcase_t *t, int r, size_t i, void *out)
 {
-    uint32_t h = hash32((uint32_t)(r * 7919 + (int)i * 104729 + t->kind * 31 + 1));
+    /* unsigned arithmetic: the mix may wrap, which signed int must not */
+    uint32_t h = hash32((uint32_t)r * 7919u + (uint32_t)i * 104729u + (uint32_t)t->kind * 31u + 1u);
     if (t->dt == VC_INT32)
         *(int32_t *)out = (int32_t)(h ^ (h << 13));    /* sums wrap */
     else if (t->dt == VC_DOUBLE)
