@@ -10,7 +10,6 @@
 #include <string.h>
 #include "request.h"
 #include "ctx.h"
-#include "../net/net.h"   /* mem_release of a registration a failed send still holds */
 
 #define SLAB 256
 
@@ -60,11 +59,6 @@ void req_free(struct vc_request *r)
     req_pool_t *pool = &vc_ctx.reqs;
     if (r->release)
         r->release(r);
-    /* a send that failed or was cancelled before its FIN still holds the
-       exposed buffer's registration */
-    if (r->mem_handle && r->net && r->net->ops->mem_release)
-        r->net->ops->mem_release(r->net, r->mem_handle);
-    r->mem_handle = NULL;
     r->magic = 0;
     r->gen++;
     r->next = pool->free;

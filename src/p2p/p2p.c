@@ -368,6 +368,15 @@ int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_co
     return n->ops->send(n, wdest, iov, bytes ? 2 : 1);
 }
 
+/* A rendezvous send freed before its FIN (failed, cancelled, its peer
+   dead) still holds the exposed buffer's registration: give it back. */
+static void send_release(struct vc_request *r)
+{
+    if (r->mem_handle && r->net && r->net->ops->mem_release)
+        r->net->ops->mem_release(r->net, r->mem_handle);
+    r->mem_handle = NULL;
+}
+
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
               int ctx_off, struct vc_request **out)
 {
@@ -397,6 +406,7 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
         p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
                          .sreq = req_handle(r), .addr = (uint64_t)(uintptr_t)buf};
         r->proto = PROTO_RNDV;
+        r->release = send_release;
         /* a transport without a pull path (UD) has nothing to expose: the
            receiver answers with CTS and the data is streamed */
         rc = n->ops->mem_expose ? n->ops->mem_expose(n, buf, bytes, &rts.key, &r->mem_handle)
