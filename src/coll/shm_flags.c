@@ -53,7 +53,7 @@ static int exchange(const void *in, size_t bytes, uint64_t seq, shm_slot_t **all
         unsigned idle = 0;
         double next_check = 0;
         while (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) < seq) {
-            int rc = vc_wait_step(&idle, &next_check);
+            int rc = vc_wait_step(VC_COMM_WORLD, &idle, &next_check);
             if (rc)
                 return rc;
         }

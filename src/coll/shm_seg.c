@@ -53,6 +53,7 @@ struct coll_shmseg {
     size_t bytes, chunk;
     int p;
     uint64_t *seq;      /* [p] chunks each member has streamed so far */
+    const struct vc_comm *comm;   /* its members: only their deaths fail a wait */
 };
 
 static size_t seg_chunk(int p)
@@ -157,6 +158,7 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
     *out = NULL;
     if (g) {
         g->p = comm->size;
+        g->comm = comm;
         g->chunk = seg_chunk(g->p);
         g->bytes = coll_shmseg_bytes(g->p);
         g->seq = calloc((size_t)g->p, sizeof *g->seq);
@@ -256,7 +258,7 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
             idle = 0;
             continue;
         }
-        if ((rc = vc_wait_step(&idle, &next_check)))
+        if ((rc = vc_wait_step(g->comm, &idle, &next_check)))
             break;
     }
     if (!rc)

@@ -324,7 +324,7 @@ void p2p_on_peer_failed(void *arg, int peer, const char *why)
     LOG_ERR("rank %d failed: %s", peer, why);
 }
 
-static int comm_has_dead(const struct vc_comm *comm)
+int p2p_comm_has_dead(const struct vc_comm *comm)
 {
     for (int i = 0; i < comm->size; i++)
         if (vc_ctx.dead[comm_world_rank(comm, i)])
@@ -339,7 +339,7 @@ int p2p_fail_if_dead(struct vc_request *r)
     /* a collective's message fails with its communicator: a rank waiting
        behind a live peer that waits on the dead one would hang otherwise */
     int w = r->world_peer, group = w < 0 || (r->ctx & 1);
-    if (!(w >= 0 && vc_ctx.dead[w]) && !(group && r->comm && comm_has_dead(r->comm)))
+    if (!(w >= 0 && vc_ctx.dead[w]) && !(group && r->comm && p2p_comm_has_dead(r->comm)))
         return 0;
     p2p_cancel(r);
     r->status.error = VC_ERR_PEER_FAILED;

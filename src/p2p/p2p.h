@@ -66,8 +66,12 @@ int vc_peer_probe(int w);
 void vc_backoff(unsigned *idle_polls);
 
 /* An idle step of a wait on something other than a request (shared-memory
- * flags): progress, back off, probe peers. VC_ERR_PEER_FAILED if one died. */
-int vc_wait_step(unsigned *idle, double *next_check);
+ * flags, a communicator's segment): progress, back off, probe this node's
+ * peers. VC_ERR_PEER_FAILED if a member of comm died (failures are scoped:
+ * a death outside comm does not end the wait). */
+int vc_wait_step(const struct vc_comm *comm, unsigned *idle, double *next_check);
+/* 1 if some member of comm is known dead */
+int p2p_comm_has_dead(const struct vc_comm *comm);
 /* core (progress.c): one idle step of a wait on r: back off, fail r if a
  * peer it involves is dead, now and then probe those peers. */
 void vc_idle_step(unsigned *idle, double *next_check, struct vc_request *r);

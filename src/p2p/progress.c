@@ -364,11 +364,9 @@ int p2p_waitall(int n, struct vc_request **rs)
  * wait on shared-memory flags): drive progress now and then so p2p backlogs
  * and non-blocking collectives still move, back off, and probe the node's
  * peers every VCOLL_PEER_CHECK seconds. */
-int vc_wait_step(unsigned *idle, double *next_check)
+int vc_wait_step(const struct vc_comm *comm, unsigned *idle, double *next_check)
 {
-    /* the flag collectives run on a world that lives on one node: any
-       dead rank is one they wait on */
-    if (vc_ctx.ndead)
+    if (vc_ctx.ndead && p2p_comm_has_dead(comm))
         return VC_ERR_PEER_FAILED;
     if ((*idle & 15) == 15 && vc_progress() > 0)
         return VC_SUCCESS;
@@ -381,5 +379,5 @@ int vc_wait_step(unsigned *idle, double *next_check)
             probe_local_peers();
         *next_check = t + vc_ctx.cfg.peer_check;
     }
-    return vc_ctx.ndead ? VC_ERR_PEER_FAILED : VC_SUCCESS;
+    return vc_ctx.ndead && p2p_comm_has_dead(comm) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
 }
