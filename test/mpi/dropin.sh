@@ -20,6 +20,10 @@ pass=0 fail=0 ran=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; sed 's/^/    /' "$tmp/out" | tail -25; }
 
+# A sanitizer build of the drop-in is preloaded into MPI programs built
+# without the ASan runtime: let it load second (as pmix-keys.sh does).
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+
 # launch MPI NP PRELOAD(0/1) [ENV=VAL...] -- PROG ARGS...
 launch() {
     local mpi=$1 np=$2 pre=$3 envs=() lib=
@@ -37,12 +41,12 @@ launch() {
         for e in "${envs[@]}"; do x+=(-x "$e"); done
         timeout "$T" mpirun.openmpi --oversubscribe --allow-run-as-root \
             --mca oob_tcp_if_include lo --mca btl self,vader -np "$np" \
-            "${x[@]}" ${lib:+-x LD_PRELOAD=$lib} -x LD_LIBRARY_PATH "$@" ;;
+            "${x[@]}" ${lib:+-x LD_PRELOAD=$lib} -x LD_LIBRARY_PATH -x ASAN_OPTIONS "$@" ;;
     mpich:*)
         local g=()
         for e in "${envs[@]}"; do g+=(-genv "${e%%=*}" "${e#*=}"); done
         timeout "$T" mpiexec.mpich -np "$np" "${g[@]}" ${lib:+-genv LD_PRELOAD "$lib"} \
-            -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" "$@" ;;
+            -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" -genv ASAN_OPTIONS "$ASAN_OPTIONS" "$@" ;;
     esac > "$tmp/out" 2>&1
 }
 
