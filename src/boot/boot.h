@@ -36,6 +36,12 @@ typedef struct boot_info {
     int nagree;
 } boot_info_t;
 
+/* nodes.c: the key/value list a bootstrap keeps for itself (a singleton's
+ * store, the values a caller-supplied exchange has not sent yet) */
+typedef struct boot_kv { char *key; void *val; size_t len; struct boot_kv *next; } boot_kv_t;
+int boot_kv_push(boot_kv_t **head, const char *key, const void *data, size_t len);
+void boot_kv_free(boot_kv_t **head);
+
 int boot_init(boot_info_t *info);
 /* publish my value for key (visible to everyone after boot_fence(1)) */
 int boot_put(const char *key, const void *data, size_t len);

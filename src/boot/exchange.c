@@ -26,7 +26,7 @@ static struct {
     int armed, rank, size;
     vc_allgather_fn *fn;
     void *arg;
-    struct xkv { char *key; void *val; size_t len; struct xkv *next; } *mine;
+    boot_kv_t *mine;
     unsigned char *all;   /* size blobs of stride bytes, after a fence */
     size_t stride;
 } X;
@@ -121,18 +121,7 @@ int boot_exch_init(boot_info_t *info)
 
 int boot_exch_put(const char *key, const void *data, size_t len)
 {
-    struct xkv *kv = calloc(1, sizeof *kv);
-    if (!kv || !(kv->key = strdup(key)) || !(kv->val = malloc(len ? len : 1))) {
-        if (kv)
-            free(kv->key);
-        free(kv);
-        return VC_ERR_NOMEM;
-    }
-    memcpy(kv->val, data, len);
-    kv->len = len;
-    kv->next = X.mine;
-    X.mine = kv;
-    return VC_SUCCESS;
+    return boot_kv_push(&X.mine, key, data, len);
 }
 
 /* blob: for each key, u32 key length, key, u64 value length, value; ends
@@ -140,14 +129,14 @@ int boot_exch_put(const char *key, const void *data, size_t len)
 static size_t blob_size(void)
 {
     size_t n = 4;
-    for (struct xkv *kv = X.mine; kv; kv = kv->next)
+    for (boot_kv_t *kv = X.mine; kv; kv = kv->next)
         n += 4 + strlen(kv->key) + 8 + kv->len;
     return n;
 }
 
 static void blob_write(unsigned char *p)
 {
-    for (struct xkv *kv = X.mine; kv; kv = kv->next) {
+    for (boot_kv_t *kv = X.mine; kv; kv = kv->next) {
         uint32_t kl = (uint32_t)strlen(kv->key);
         uint64_t vl = kv->len;
         memcpy(p, &kl, 4);
@@ -211,7 +200,7 @@ int boot_exch_get(int rank, const char *key, void *buf, size_t *len)
     if (rank < 0 || rank >= X.size)
         return VC_ERR_RANK;
     if (rank == X.rank) {
-        for (struct xkv *kv = X.mine; kv; kv = kv->next)
+        for (boot_kv_t *kv = X.mine; kv; kv = kv->next)
             if (!strcmp(kv->key, key))
                 return copy_out(kv->val, kv->len, buf, len);
         return VC_ERR_BOOTSTRAP;
@@ -252,13 +241,7 @@ void boot_exch_abort(int code, const char *msg)
 
 int boot_exch_finalize(void)
 {
-    while (X.mine) {
-        struct xkv *n = X.mine->next;
-        free(X.mine->key);
-        free(X.mine->val);
-        free(X.mine);
-        X.mine = n;
-    }
+    boot_kv_free(&X.mine);
     free(X.all);
     memset(&X, 0, sizeof X);
     return VC_SUCCESS;

@@ -176,3 +176,30 @@ int boot_nodemap_describe(const boot_info_t *b, char *buf, size_t len)
     free(count);
     return VC_SUCCESS;
 }
+
+int boot_kv_push(boot_kv_t **head, const char *key, const void *data, size_t len)
+{
+    boot_kv_t *kv = calloc(1, sizeof *kv);
+    if (!kv || !(kv->key = strdup(key)) || !(kv->val = malloc(len ? len : 1))) {
+        if (kv)
+            free(kv->key);
+        free(kv);
+        return VC_ERR_NOMEM;
+    }
+    memcpy(kv->val, data, len);
+    kv->len = len;
+    kv->next = *head;
+    *head = kv;
+    return VC_SUCCESS;
+}
+
+void boot_kv_free(boot_kv_t **head)
+{
+    while (*head) {
+        boot_kv_t *n = (*head)->next;
+        free((*head)->key);
+        free((*head)->val);
+        free(*head);
+        *head = n;
+    }
+}

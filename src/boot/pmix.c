@@ -18,7 +18,7 @@ static struct {
     pmix_proc_t me;
     int pmix_up;          /* PMIx_Init succeeded with a server */
     int singleton;
-    struct kv { char *key; void *val; size_t len; struct kv *next; } *local;
+    boot_kv_t *local;
 } B;
 
 static const char *getenv_c(const char *n) { return getenv(n); }
@@ -313,20 +313,8 @@ int boot_put(const char *key, const void *data, size_t len)
 {
     if (boot_exch_armed())
         return boot_exch_put(key, data, len);
-    if (B.singleton) {
-        struct kv *kv = calloc(1, sizeof *kv);
-        if (!kv || !(kv->key = strdup(key)) || !(kv->val = malloc(len ? len : 1))) {
-            if (kv)
-                free(kv->key);
-            free(kv);
-            return VC_ERR_NOMEM;
-        }
-        memcpy(kv->val, data, len);
-        kv->len = len;
-        kv->next = B.local;
-        B.local = kv;
-        return VC_SUCCESS;
-    }
+    if (B.singleton)
+        return boot_kv_push(&B.local, key, data, len);
     pmix_value_t v;
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_BYTE_OBJECT;
@@ -371,7 +359,7 @@ int boot_get(int rank, const char *key, void *buf, size_t *len)
     if (boot_exch_armed())
         return boot_exch_get(rank, key, buf, len);
     if (B.singleton) {
-        for (struct kv *kv = B.local; kv; kv = kv->next)
+        for (boot_kv_t *kv = B.local; kv; kv = kv->next)
             if (!strcmp(kv->key, key)) {
                 if (kv->len > *len)
                     return VC_ERR_TRUNCATE;
@@ -425,13 +413,7 @@ int boot_finalize(void)
         if (rc != PMIX_SUCCESS)
             ret = VC_ERR_BOOTSTRAP;
     }
-    while (B.local) {
-        struct kv *n = B.local->next;
-        free(B.local->key);
-        free(B.local->val);
-        free(B.local);
-        B.local = n;
-    }
+    boot_kv_free(&B.local);
     memset(&B, 0, sizeof B);
     return ret;
 }
