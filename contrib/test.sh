@@ -59,21 +59,40 @@ check_in() {   # builddir, configure flags...
     make -j1 check || { show_logs "$d"; return 1; }
 }
 install_check() {
-    local prefix
-    prefix=$(mktemp -d /tmp/vcoll-inst.XXXXXX)
-    cd "$build" && make install prefix="$prefix" > "$prefix.log" 2>&1 || { cat "$prefix.log"; return 1; }
+    # DESTDIR, not "make install prefix=...": libtool relinks the drop-in
+    # libraries against the installed libvcoll and refuses a libdir that
+    # differs from the one they were linked for.
+    local dest prefix
+    dest=$(mktemp -d /tmp/vcoll-inst.XXXXXX)
+    cd "$build" && make install DESTDIR="$dest" > "$dest.log" 2>&1 || { cat "$dest.log"; return 1; }
+    prefix=$dest$(sed -n 's/^prefix = //p' Makefile)
+    # the drop-in libraries are installed beside libvcoll for every MPI configure found
+    local so
+    for so in .libs/libvcoll_mpi_*.so; do
+        [ -e "$so" ] || continue
+        [ -e "$prefix/lib/${so#.libs/}" ] || { echo "install: ${so#.libs/} missing from $prefix/lib"; return 1; }
+    done
     local ex
     ex=$(mktemp -d /tmp/vcoll-ex.XXXXXX)
-    cp "$top"/examples/hello.c "$top"/examples/pingpong.c "$top"/examples/Makefile.example "$ex"/
+    cp "$top"/examples/*.c "$top"/examples/Makefile.example "$ex"/
     (cd "$ex" && make -f Makefile.example \
         PKG_CONFIG="pkg-config --define-variable=prefix=$prefix" PKG_CONFIG_PATH="$prefix/lib/pkgconfig") || return 1
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     LD_LIBRARY_PATH="$prefix/lib" timeout 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
         -x LD_LIBRARY_PATH -np 3 "$ex/hello" | grep -q "rank 2 of 3" || return 1
+    # the installed drop-in serves an unmodified MPI program, as the README says
+    if [ -e "$prefix/lib/libvcoll_mpi_openmpi.so" ]; then
+        mpicc.openmpi -O2 -DTRANSPOSE_MPI -o "$ex/transpose_mpi" "$ex/transpose.c" -lm || return 1
+        LD_LIBRARY_PATH="$prefix/lib" VCOLL_MPI_STATS=1 timeout 120 mpirun.openmpi --oversubscribe \
+            --mca oob_tcp_if_include lo -x LD_LIBRARY_PATH -x VCOLL_MPI_STATS \
+            -x LD_PRELOAD="$prefix/lib/libvcoll_mpi_openmpi.so" -np 2 "$ex/transpose_mpi" > "$ex/dropin.log" 2>&1
+        grep -q "vcoll_mpi: MPI_Alltoall taken=[1-9]" "$ex/dropin.log" ||
+            { cat "$ex/dropin.log"; echo "install: the installed drop-in did not serve MPI_Alltoall"; return 1; }
+    fi
     # the static library links too
     cc -o "$ex/hello_static" "$ex/hello.c" -I"$prefix/include" "$prefix/lib/libvcoll.a" \
         $(pkg-config --libs pmix hwloc libibverbs) -lpthread -lm || return 1
-    rm -rf "$prefix" "$prefix.log" "$ex"
+    rm -rf "$dest" "$dest.log" "$ex"
 }
 
 dist_check() {
