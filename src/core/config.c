@@ -70,6 +70,8 @@ static const cfg_entry_t table[] = {
      "seconds without an acknowledgement before a UD peer is declared dead; 0 = never"},
     {"VCOLL_UD_LOSS", T_DOUBLE, F(ud_loss), "0", NULL, 0, 1,
      "testing only: fraction of arriving UD packets dropped on purpose (exercises resends)"},
+    {"VCOLL_FAULT_RC_ERR", T_STRING, F(fault_rc_err), "", NULL, 0, 0,
+     "testing only: A>B@N = rank A moves its RC queue pair to rank B into the error state after N sends (a failure one end sees)"},
     {"VCOLL_BARRIER_ALG", T_ALG, F(barrier_alg), "auto", cfg_barrier_algs, 0, 0,
      "force a barrier algorithm"},
     {"VCOLL_BCAST_ALG", T_ALG, F(bcast_alg), "auto", cfg_bcast_algs, 0, 0,

@@ -34,6 +34,7 @@ typedef struct vc_config {
     double ud_rto;           /* VCOLL_UD_RTO: first retransmission timeout (s) */
     double ud_timeout;       /* VCOLL_UD_TIMEOUT: unacknowledged this long = dead */
     double ud_loss;          /* VCOLL_UD_LOSS: fault injection, drop fraction */
+    char fault_rc_err[64];   /* VCOLL_FAULT_RC_ERR: "A>B@N" fault injection */
     /* collectives: index into the algorithm name lists (0 = auto) */
     int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
     int gather_alg, gatherv_alg, scatter_alg, scatterv_alg, allgatherv_alg;

@@ -285,6 +285,39 @@ int vc_query_thread(int *provided)
     return VC_SUCCESS;
 }
 
+/* Finalize is collective: no peer may still be reading our memory. Every
+ * live rank joins the fence, also one that saw a peer fail -- a rank that
+ * saw nothing (its pair with the failed one was fine, or it never talked to
+ * it) waits in the same fence, and would wait forever for ranks that
+ * skipped it. Once a failure is known, the wait is bounded: a dead rank
+ * never arrives. Progress runs meanwhile, so peers still finishing get
+ * their acknowledgements. */
+static int closing_fence(struct vc_ctx *c)
+{
+    if (c->dead_peer >= 0 && boot_exch_armed())
+        return VC_SUCCESS;      /* the caller's exchange blocks: not with a dead peer */
+    int rc = boot_fence_begin();
+    if (rc)
+        return rc;
+    unsigned idle = 0;
+    double deadline = 0, bound = c->cfg.peer_timeout > 3 ? c->cfg.peer_timeout : 3.0;
+    while ((rc = boot_fence_poll()) == 0) {
+        if (c->dead_peer >= 0) {
+            double t = vc_wtime();
+            if (deadline == 0) {
+                deadline = t + bound;
+            } else if (t > deadline) {
+                LOG_WARN("vc_finalize: rank %d failed and the closing fence is still "
+                         "incomplete after %.0f s; finalizing without it", c->dead_peer, bound);
+                return VC_SUCCESS;
+            }
+        }
+        if (vc_progress() == 0)
+            vc_backoff(&idle);
+    }
+    return rc == 1 ? VC_SUCCESS : rc;
+}
+
 int vc_finalize(void)
 {
     VC_API_ENTER();
@@ -319,10 +352,7 @@ int vc_finalize(void)
         if (vc_progress() == 0)
             vc_backoff(&idle);
     }
-    int rc = VC_SUCCESS;
-    /* finalize is collective: no peer may still be reading our memory */
-    if (c->size > 1 && c->dead_peer < 0)
-        rc = boot_fence(0);
+    int rc = c->size > 1 ? closing_fence(c) : VC_SUCCESS;
     coll_comm_fini(&vc_comm_world_obj);
     vc_comm_world_obj.magic = COMM_FREED;
     teardown(c);

@@ -136,7 +136,11 @@ int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
 typedef struct net_hb net_hb_t;
 int net_hb_open(struct vc_ctx *c, net_hb_t **out);
 void net_hb_watch(net_hb_t *h, int peer);          /* keep pinging it for a while */
-int net_hb_dead(net_hb_t *h, int peer);            /* 1: silent past the timeout */
+/* net_hb_dead: 0 alive or unknown; NET_HB_SILENT: no heartbeat for the
+   timeout; NET_HB_DOWN: it told us it gave up on this rank */
+enum { NET_HB_SILENT = 1, NET_HB_DOWN = 2 };
+int net_hb_dead(net_hb_t *h, int peer);
+void net_hb_broken(net_hb_t *h, int peer);         /* we gave up on it: tell it */
 int net_hb_heard_within(net_hb_t *h, int peer, double secs);
 double net_hb_timeout(const net_hb_t *h);
 void net_hb_close(net_hb_t *h);

@@ -4,7 +4,7 @@
 EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
 	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
-	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh
+	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh
 
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
@@ -15,3 +15,8 @@ check-verbs: all $(check_PROGRAMS)
 check_PROGRAMS += test/verbs/mp_nodes
 test_verbs_mp_nodes_SOURCES = test/verbs/mp_nodes.c test/mp/mp_util.h
 test_verbs_mp_nodes_LDADD = libvcoll_int.la
+
+# one-sided RC failure (run by test/verbs/rc-oneside.sh in the guest)
+check_PROGRAMS += test/verbs/mp_oneside
+test_verbs_mp_oneside_SOURCES = test/verbs/mp_oneside.c test/mp/mp_util.h
+test_verbs_mp_oneside_LDADD = libvcoll_int.la

@@ -56,8 +56,11 @@ for net in ${NETS//,/ }; do
 done
 # RC only: a send to a dead rank fails in the NIC; the failed completion
 # must reach every survivor
+# and a connection that fails at one end only (the other end alive and
+# merely receiving) must be failed at both ends, through the DOWN notice
 [[ ,$NETS, == *,rc,* ]] &&
-  KILLS+=(--pre "dead rank found by a failed RC completion=$SRC/test/verbs/rc-error.sh $BUILD")
+  KILLS+=(--pre "dead rank found by a failed RC completion=$SRC/test/verbs/rc-error.sh $BUILD"
+          --pre "RC connection failed at one end only, both ends told=$SRC/test/verbs/rc-oneside.sh $BUILD")
 # UD only: a stopped (alive but silent) rank is found by the missing ACKs
 [[ ,$NETS, == *,ud,* ]] &&
   KILLS+=(--pre "stopped rank found by UD timeout=$SRC/test/verbs/ud-timeout.sh $BUILD"

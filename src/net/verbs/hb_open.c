@@ -206,9 +206,24 @@ int net_hb_dead(net_hb_t *h, int peer)
     if (!h || peer < 0 || peer >= h->size)
         return 0;
     pthread_mutex_lock(&h->lock);
-    int dead = h->peer[peer] && h->peer[peer]->state == HB_P_DEAD;
+    hb_peer_t *p = h->peer[peer];
+    int dead = p && p->state == HB_P_DEAD ? (p->down ? NET_HB_DOWN : NET_HB_SILENT) : 0;
     pthread_mutex_unlock(&h->lock);
     return dead;
+}
+
+void net_hb_broken(net_hb_t *h, int peer)
+{
+    if (!h || peer < 0 || peer >= h->size || peer == h->me)
+        return;
+    pthread_mutex_lock(&h->lock);
+    hb_peer_t *p = peer_get(h, peer);
+    if (p)
+        p->broken = 1;
+    pthread_mutex_unlock(&h->lock);
+    /* watching a broken peer sends it DOWN instead of PING for a while
+       (hb_thread.c), so it learns even when it never pings us */
+    net_hb_watch(h, peer);
 }
 
 int net_hb_heard_within(net_hb_t *h, int peer, double secs)
@@ -236,8 +251,9 @@ void net_hb_close(net_hb_t *h)
     if (h->running) {
         __atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
         pthread_join(h->thread, NULL);
-        LOG_DEBUG("hb: %llu pings sent, %llu pongs heard, %llu datagrams dropped",
-                  (unsigned long long)h->n_ping, (unsigned long long)h->n_pong,
+        LOG_DEBUG("hb: %llu pings sent, %llu pongs heard, %llu downs heard, %llu "
+                  "datagrams dropped", (unsigned long long)h->n_ping,
+                  (unsigned long long)h->n_pong, (unsigned long long)h->n_down,
                   (unsigned long long)h->n_bad);
     }
     if (h->qp)

@@ -98,13 +98,24 @@ static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
             p->reply_qpn = wc->src_qp;
         }
         if (p->reply_ah)
-            send_pkt(h, p->reply_ah, wc->src_qp, HB_PONG, (int)pk.src, pk.stamp);
+            send_pkt(h, p->reply_ah, wc->src_qp, p->broken ? HB_DOWN : HB_PONG,
+                     (int)pk.src, pk.stamp);
         if (p->state == HB_P_READY && wc->src_qp == p->qpn)
             p->heard = now;     /* its detector runs: it is alive */
     } else if (p && pk.type == HB_PONG && p->state == HB_P_READY &&
                wc->src_qp == p->qpn && (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid))) {
         p->heard = now;
         h->n_pong++;
+    } else if (p && pk.type == HB_DOWN && p->state == HB_P_READY &&
+               wc->src_qp == p->qpn && (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid))) {
+        /* only from the QP and GID it published: a forged DOWN must not cut
+           a live connection. From a peer we never resolved it cannot be
+           checked and is dropped; we resolve it before we wait on it, and
+           then its answer to our PING is DOWN again. */
+        p->state = HB_P_DEAD;
+        p->down = 1;
+        h->n_down++;
+        LOG_INFO("hb: rank %u gave up on this rank (its connection to us failed)", pk.src);
     } else {
         h->n_bad++;
     }
@@ -143,6 +154,12 @@ static void tick(struct net_hb *h, uint64_t now)
         int drop = 0;
         if (now > p->watch_until) {
             drop = 1;
+        } else if (p->broken) {
+            /* we gave up on it: no verdict to reach, just make sure it knows */
+            if (now - p->pinged >= h->interval_ns) {
+                send_pkt(h, p->ah, p->qpn, HB_DOWN, r, now);
+                p->pinged = now;
+            }
         } else if (now - since > h->timeout_ns) {
             p->state = HB_P_DEAD;
             drop = 1;

@@ -168,6 +168,8 @@ typedef struct rc_net {
     int rd_inflight;          /* READ WRs in flight, all peers */
     int credit_pending;       /* some peer owes credits but could not post */
     int in_progress;          /* guards against re-entry from upcalls */
+    int fault_peer;           /* VCOLL_FAULT_RC_ERR: QP to break, or -1 */
+    int fault_after;          /* ... after this many more sends to it */
 } rc_net_t;
 
 /* rc_qp.c */

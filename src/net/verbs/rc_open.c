@@ -193,6 +193,22 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     r->me = c->rank;
     r->size = c->size;
     r->ncand = ncand;
+    r->fault_peer = -1;
+    if (c->cfg.fault_rc_err[0]) {
+        int a, b, n;
+        char extra;
+        if (sscanf(c->cfg.fault_rc_err, "%d>%d@%d%c", &a, &b, &n, &extra) != 3 ||
+            a < 0 || a >= c->size || b < 0 || b >= c->size || a == b || n < 1) {
+            LOG_ERR("VCOLL_FAULT_RC_ERR=%s: expected A>B@N (ranks A != B below %d, N >= 1)",
+                    c->cfg.fault_rc_err, c->size);
+            free(r);
+            return VC_ERR_ARG;
+        }
+        if (a == c->rank) {
+            r->fault_peer = b;
+            r->fault_after = n;
+        }
+    }
     /* one eager message (p2p header + up to VCOLL_EAGER_LIMIT) per packet,
        capped so the SRQ's memory stays bounded */
     r->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);

@@ -132,6 +132,14 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
     }
     p->credits--;
     p->sq_free--;
+    if (peer == r->fault_peer && --r->fault_after == 0) {
+        /* fault injection: our end of the connection fails, the peer's does
+           not -- it learns only through the liveness detector's DOWN */
+        struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+        LOG_WARN("rc: VCOLL_FAULT_RC_ERR: moving the QP to rank %d into the error state", peer);
+        ibv_modify_qp(p->qp, &a, IBV_QP_STATE);
+        r->fault_peer = -1;
+    }
     return VC_SUCCESS;
 }
 
