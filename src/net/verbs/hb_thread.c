@@ -64,6 +64,13 @@ static void send_pkt(struct net_hb *h, struct ibv_ah *ah, uint32_t qpn, int type
         h->tx_free--;
 }
 
+/* a PONG or DOWN counts only from the QP and GID the peer published */
+static int from_peer(const hb_peer_t *p, const struct ibv_wc *wc, const uint8_t *slot)
+{
+    return p->state == HB_P_READY && wc->src_qp == p->qpn &&
+           (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid));
+}
+
 static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
 {
     int i = (int)(wc->wr_id & ~RECV_WRID);
@@ -102,14 +109,12 @@ static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
                      (int)pk.src, pk.stamp);
         if (p->state == HB_P_READY && wc->src_qp == p->qpn)
             p->heard = now;     /* its detector runs: it is alive */
-    } else if (p && pk.type == HB_PONG && p->state == HB_P_READY &&
-               wc->src_qp == p->qpn && (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid))) {
+    } else if (p && pk.type == HB_PONG && from_peer(p, wc, slot)) {
         p->heard = now;
         h->n_pong++;
-    } else if (p && pk.type == HB_DOWN && p->state == HB_P_READY &&
-               wc->src_qp == p->qpn && (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid))) {
-        /* only from the QP and GID it published: a forged DOWN must not cut
-           a live connection. From a peer we never resolved it cannot be
+    } else if (p && pk.type == HB_DOWN && from_peer(p, wc, slot)) {
+        /* a forged DOWN must not cut a live connection. From a peer we
+           never resolved it cannot be
            checked and is dropped; we resolve it before we wait on it, and
            then its answer to our PING is DOWN again. */
         p->state = HB_P_DEAD;
