@@ -20,3 +20,8 @@ test_verbs_mp_nodes_LDADD = libvcoll_int.la
 check_PROGRAMS += test/verbs/mp_oneside
 test_verbs_mp_oneside_SOURCES = test/verbs/mp_oneside.c test/mp/mp_util.h
 test_verbs_mp_oneside_LDADD = libvcoll_int.la
+
+# connections on demand: no QP at init, exactly the peers used afterwards
+check_PROGRAMS += test/verbs/mp_ondemand
+test_verbs_mp_ondemand_SOURCES = test/verbs/mp_ondemand.c test/mp/mp_util.h
+test_verbs_mp_ondemand_LDADD = libvcoll_int.la

@@ -1,8 +1,10 @@
 /*
- * rc_qp.c -- one RC queue pair per peer: create (INIT) at open, RTR/RTS at
- * connect from the peer's endpoint blob; QP number -> rank map.
+ * rc_qp.c -- one RC queue pair per peer, made on first contact (INIT, with
+ * the peer's share of receive buffers), brought to RTR/RTS once the
+ * handshake brought the peer's QP number; QP number -> rank map.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -12,15 +14,47 @@
 #include "core/log.h"
 #include "net/verbs/rc.h"
 
+static void qpn_put(uint32_t *key, int *rank, uint32_t mask, uint32_t qpn, int v)
+{
+    for (uint32_t h = (qpn * 2654435761u) & mask;; h = (h + 1) & mask)
+        if (rank[h] < 0 || key[h] == qpn) {
+            key[h] = qpn;
+            rank[h] = v;
+            return;
+        }
+}
+
+/* the map grows with the QPs made, not with the job */
+static int qpn_grow(rc_net_t *r)
+{
+    uint32_t n = r->qpn_rank ? 2 * (r->qpn_mask + 1) : 16;
+    uint32_t *key = calloc(n, sizeof *key);
+    int *rank = malloc(n * sizeof *rank);
+    if (!key || !rank) {
+        free(key);
+        free(rank);
+        return VC_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        rank[i] = -1;
+    for (uint32_t i = 0; r->qpn_rank && i <= r->qpn_mask; i++)
+        if (r->qpn_rank[i] >= 0)
+            qpn_put(key, rank, n - 1, r->qpn_key[i], r->qpn_rank[i]);
+    free(r->qpn_key);
+    free(r->qpn_rank);
+    r->qpn_key = key;
+    r->qpn_rank = rank;
+    r->qpn_mask = n - 1;
+    return VC_SUCCESS;
+}
+
 int rc_qpn_insert(rc_net_t *r, uint32_t qpn, int rank)
 {
-    for (uint32_t h = (qpn * 2654435761u) & r->qpn_mask;; h = (h + 1) & r->qpn_mask) {
-        if (r->qpn_rank[h] < 0 || r->qpn_key[h] == qpn) {
-            r->qpn_key[h] = qpn;
-            r->qpn_rank[h] = rank;
-            return VC_SUCCESS;
-        }
-    }
+    if ((!r->qpn_rank || 2 * (uint32_t)(r->qpn_used + 1) > r->qpn_mask + 1) && qpn_grow(r))
+        return VC_ERR_NOMEM;
+    r->qpn_used++;
+    qpn_put(r->qpn_key, r->qpn_rank, r->qpn_mask, qpn, rank);
+    return VC_SUCCESS;
 }
 
 int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn)
@@ -37,6 +71,17 @@ int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn)
 
 int rc_qp_create(rc_net_t *r, int peer)
 {
+    /* its receive buffers first: once our QP is RTR the peer may send */
+    if (r->rx_count + r->credits + RC_CREDIT_RESERVE > r->srq_cap) {
+        LOG_ERR("rc: rank %d: connecting rank %d would need more than the %d receive "
+                "buffers the SRQ of %s holds (%d peers connected); set "
+                "VCOLL_RC_MAX_PEERS lower to use UD, or VCOLL_IB_RX_DEPTH lower",
+                r->me, peer, r->srq_cap, r->port.dev, r->nqp);
+        return VC_ERR_UNSUPPORTED;
+    }
+    int rc = rc_slab_add(r, r->credits + RC_CREDIT_RESERVE);
+    if (rc)
+        return rc;
     struct ibv_qp_init_attr ia;
     memset(&ia, 0, sizeof ia);
     ia.send_cq = r->cq;
@@ -72,11 +117,12 @@ int rc_qp_create(rc_net_t *r, int peer)
     /* PSNs only need to differ between incarnations; mix qpn and pid-ish */
     p->psn = (qp->qp_num * 2654435761u ^ (uint32_t)r->me * 40503u) & 0xffffff;
     p->sq_free = r->sq_depth;
+    r->nqp++;
     return rc_qpn_insert(r, qp->qp_num, peer);
 }
 
-int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
-                  const rc_blob_qp_t *q)
+int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_t *h, uint32_t qpn,
+                  uint32_t psn)
 {
     rc_peer_t *p = &r->peer[peer];
     struct ibv_qp_attr a;
@@ -86,8 +132,8 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
     enum ibv_mtu a_mtu = h->mtu < r->port.active_mtu ? (enum ibv_mtu)h->mtu
                                                       : r->port.active_mtu;
     a.path_mtu = a_mtu;
-    a.dest_qp_num = q->qpn;
-    a.rq_psn = q->psn;
+    a.dest_qp_num = qpn;
+    a.rq_psn = psn;
     a.max_dest_rd_atomic = (uint8_t)r->rd_atom;
     a.min_rnr_timer = 12;     /* 0.64 ms; RNR cannot happen with credits */
     net_vport_ah_attr(&r->port, h->lid, h->gid, &a.ah_attr);
@@ -124,6 +170,8 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
         chunk = r->port.max_msg_sz;
     p->get_chunk = chunk;
     p->credits = (int)h->credits;
-    p->connected = 1;
+    p->rqpn = qpn;
+    if (r->c->boot.node_of && r->c->boot.node_of[peer] == r->c->boot.node_id)
+        p->pid = (pid_t)h->pid;
     return VC_SUCCESS;
 }

@@ -1,0 +1,347 @@
+/*
+ * rc_wire.c -- RC connections on demand: the wire-up UD QP and the
+ * REQ / REP / RTU handshake (the protocol and why it runs over UD are in
+ * rc.h).
+ *
+ * A peer that never answers. The REQ is retransmitted with a doubling
+ * interval (lost datagrams), and the verdict comes from what can tell a
+ * dead peer from a busy one: a peer on this node is dead when its pid is
+ * gone; a peer anywhere is dead when the liveness detector (hb.h, whose
+ * thread answers even while the application computes) has heard nothing
+ * for VCOLL_PEER_TIMEOUT seconds. A silent REQ alone proves nothing: the
+ * peer may compute for an hour before its next vcoll call answers it.
+ * Without a detector (VCOLL_PEER_TIMEOUT=0 disables it, or it could not
+ * start), an unanswered REQ fails the peer after VCOLL_PEER_TIMEOUT
+ * seconds, or 30 s if that is 0. A failed peer fails the operations that
+ * address it with VC_ERR_PEER_FAILED, naming the rank.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "boot/boot.h"
+#include "net/verbs/rc.h"
+
+#define HS_RECV_WRID (1ull << 62)
+#define HS_NO_DETECTOR_S 30.0
+
+double rc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int hs_post_recv(rc_net_t *r, int i)
+{
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)(r->hs_buf + (size_t)i * r->hs_stride),
+        .length = (uint32_t)r->hs_stride,
+        .lkey = r->hs_mr->lkey,
+    };
+    struct ibv_recv_wr wr = {.wr_id = HS_RECV_WRID | (uint64_t)i, .sg_list = &sge,
+                             .num_sge = 1}, *bad;
+    return ibv_post_recv(r->hs_qp, &wr, &bad) ? VC_ERR_TRANSPORT : VC_SUCCESS;
+}
+
+int rc_hs_open(rc_net_t *r)
+{
+    r->qkey = net_verbs_qkey(r->c);
+    if (!(r->hs_cq = ibv_create_cq(r->ctx, RC_HS_RX + RC_HS_TX, NULL, NULL, 0))) {
+        LOG_ERR("rc: wire-up CQ on %s: %s", r->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    struct ibv_qp_init_attr ia;
+    memset(&ia, 0, sizeof ia);
+    ia.send_cq = r->hs_cq;
+    ia.recv_cq = r->hs_cq;
+    ia.qp_type = IBV_QPT_UD;
+    ia.sq_sig_all = 1;
+    ia.cap.max_send_wr = RC_HS_TX;
+    ia.cap.max_recv_wr = RC_HS_RX;
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    if (!(r->hs_qp = ibv_create_qp(r->pd, &ia))) {
+        LOG_ERR("rc: wire-up UD QP on %s: %s", r->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = (uint8_t)r->port.port;
+    a.qkey = r->qkey;
+    int bad = ibv_modify_qp(r->hs_qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                            IBV_QP_QKEY);
+    a.qp_state = IBV_QPS_RTR;
+    bad = bad || ibv_modify_qp(r->hs_qp, &a, IBV_QP_STATE);
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 0;
+    bad = bad || ibv_modify_qp(r->hs_qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+    if (bad) {
+        LOG_ERR("rc: bringing the wire-up QP up on %s:%d: %s", r->port.dev, r->port.port,
+                strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    r->hs_stride = (RC_HS_GRH + sizeof(rc_hs_msg_t) + 63) & ~(size_t)63;
+    size_t bytes = r->hs_stride * (RC_HS_RX + RC_HS_TX);
+    if (!(r->hs_buf = calloc(1, bytes)))
+        return VC_ERR_NOMEM;
+    if (!(r->hs_mr = ibv_reg_mr(r->pd, r->hs_buf, bytes, IBV_ACCESS_LOCAL_WRITE))) {
+        LOG_ERR("rc: registering %zu bytes on %s: %s", bytes, r->port.dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    for (int i = 0; i < RC_HS_RX; i++)
+        if (hs_post_recv(r, i))
+            return VC_ERR_TRANSPORT;
+    r->hs_tx_free = RC_HS_TX;
+    return VC_SUCCESS;
+}
+
+void rc_hs_close(rc_net_t *r)
+{
+    if (r->hs_qp)
+        ibv_destroy_qp(r->hs_qp);
+    for (int i = 0; r->hs_ah && i < r->size; i++)
+        if (r->hs_ah[i])
+            ibv_destroy_ah(r->hs_ah[i]);
+    if (r->hs_cq)
+        ibv_destroy_cq(r->hs_cq);
+    if (r->hs_mr)
+        ibv_dereg_mr(r->hs_mr);
+    free(r->hs_buf);
+    free(r->hs_ah);
+    free(r->hs_qpn);
+    free(r->connecting);
+}
+
+/* The peer's endpoint blob, checked against ours. */
+int rc_peer_blob(rc_net_t *r, int peer, rc_blob_t *b)
+{
+    size_t len = sizeof *b;
+    if (boot_get(peer, RC_BLOB_KEY, b, &len)) {
+        net_peer_missing(r->c, peer, "rc");
+        return VC_ERR_TRANSPORT;
+    }
+    if (len != sizeof *b || b->magic != RC_BLOB_MAGIC) {
+        LOG_ERR("rc: rank %d's endpoint blob is malformed (%zu bytes; different "
+                "vcoll versions in one job?)", peer, len);
+        return VC_ERR_TRANSPORT;
+    }
+    if (b->link_layer != (uint8_t)r->port.link_layer) {
+        LOG_ERR("rc: rank %d is on %s, rank %d on %s: RC cannot connect them", r->me,
+                net_vdev_link_layer_str(r->port.link_layer), peer,
+                net_vdev_link_layer_str(b->link_layer));
+        return VC_ERR_TRANSPORT;
+    }
+    if (b->max_packet != r->base.max_packet) {
+        LOG_ERR("rc: rank %d uses %u-byte packets, rank %d %zu (VCOLL_EAGER_LIMIT "
+                "must be the same on every rank)", peer, b->max_packet, r->me,
+                r->base.max_packet);
+        return VC_ERR_ARG;
+    }
+    return VC_SUCCESS;
+}
+
+/* address handle to the peer's wire-up QP, made on first use */
+static int hs_ah(rc_net_t *r, int peer, const rc_blob_t *b)
+{
+    if (r->hs_ah[peer])
+        return VC_SUCCESS;
+    struct ibv_ah_attr a;
+    net_vport_ah_attr(&r->port, b->lid, b->gid, &a);
+    if (!(r->hs_ah[peer] = ibv_create_ah(r->pd, &a))) {
+        LOG_ERR("rc: no address handle for rank %d: %s", peer, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    r->hs_qpn[peer] = b->hs_qpn;
+    return VC_SUCCESS;
+}
+
+static void hs_send(rc_net_t *r, int peer, uint32_t type)
+{
+    if (!r->hs_tx_free || !r->hs_ah[peer])
+        return;         /* a datagram not sent is one lost: the REQ is retried */
+    int slot = RC_HS_RX + r->hs_tx_next;
+    r->hs_tx_next = (r->hs_tx_next + 1) % RC_HS_TX;
+    rc_hs_msg_t *m = (rc_hs_msg_t *)(r->hs_buf + (size_t)slot * r->hs_stride);
+    rc_peer_t *p = &r->peer[peer];
+    *m = (rc_hs_msg_t){.magic = RC_HS_MAGIC, .type = type, .src = (uint32_t)r->me,
+                       .dst = (uint32_t)peer, .qpn = p->qp->qp_num, .psn = p->psn};
+    struct ibv_sge sge = {.addr = (uintptr_t)m, .length = sizeof *m, .lkey = r->hs_mr->lkey};
+    struct ibv_send_wr wr, *bad;
+    memset(&wr, 0, sizeof wr);
+    wr.wr_id = (uint64_t)slot;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.ud.ah = r->hs_ah[peer];
+    wr.wr.ud.remote_qpn = r->hs_qpn[peer];
+    wr.wr.ud.remote_qkey = r->qkey;
+    if (ibv_post_send(r->hs_qp, &wr, &bad) == 0)
+        r->hs_tx_free--;
+}
+
+static int connecting_add(rc_net_t *r, int peer)
+{
+    if (r->nconnecting == r->capconnecting) {
+        int n = r->capconnecting ? 2 * r->capconnecting : 16;
+        int *v = realloc(r->connecting, (size_t)n * sizeof *v);
+        if (!v)
+            return VC_ERR_NOMEM;
+        r->connecting = v;
+        r->capconnecting = n;
+    }
+    r->connecting[r->nconnecting++] = peer;
+    return VC_SUCCESS;
+}
+
+/* QP and address handle for a peer first seen now (either side) */
+static int peer_prepare(rc_net_t *r, int peer, rc_blob_t *b)
+{
+    int rc = rc_peer_blob(r, peer, b);
+    if (!rc)
+        rc = hs_ah(r, peer, b);
+    if (!rc && !r->peer[peer].qp)
+        rc = rc_qp_create(r, peer);
+    return rc;
+}
+
+int rc_connect_start(rc_net_t *r, int peer)
+{
+    rc_peer_t *p = &r->peer[peer];
+    rc_blob_t b;
+    int rc = peer_prepare(r, peer, &b);
+    if (!rc)
+        rc = connecting_add(r, peer);
+    if (rc)
+        return rc;      /* the operation fails; a later one tries again */
+    double t = rc_now();
+    p->state = RC_S_REQ;
+    p->initiated = 1;
+    p->t_start = t;
+    p->backoff = RC_HS_RETRY_S;
+    p->t_next = t + p->backoff;
+    hs_send(r, peer, RC_HS_REQ);
+    LOG_DEBUG("rc: rank %d -> rank %d: connecting (QP 0x%x)", r->me, peer, p->qp->qp_num);
+    return NET_AGAIN;
+}
+
+/* The peer's QP number arrived (REQ or REP): connect our one QP to it. */
+static int pair_with(rc_net_t *r, int src, const rc_hs_msg_t *m, const rc_blob_t *b)
+{
+    rc_peer_t *p = &r->peer[src];
+    if (p->state == RC_S_WAIT || p->state == RC_S_UP) {
+        if (p->rqpn != m->qpn) {
+            LOG_WARN("rc: rank %d offers QP 0x%x, but we are paired with 0x%x; ignored",
+                     src, m->qpn, p->rqpn);
+            return VC_ERR_TRANSPORT;
+        }
+        return VC_SUCCESS;
+    }
+    int rc = rc_qp_connect(r, src, b, m->qpn, m->psn);
+    if (rc) {
+        rc_peer_fail(r, src, "connect", NULL, "bringing the QP to RTS failed");
+        return rc;
+    }
+    p->state = RC_S_WAIT;
+    return VC_SUCCESS;
+}
+
+static void on_msg(rc_net_t *r, const struct ibv_wc *wc, const rc_hs_msg_t *m)
+{
+    int src = (int)m->src;
+    rc_peer_t *p = &r->peer[src];
+    rc_blob_t b;
+    if (p->dead || peer_prepare(r, src, &b) || wc->src_qp != r->hs_qpn[src])
+        return;         /* not from the QP the peer published: not its */
+    if (m->type == RC_HS_REQ) {
+        if (pair_with(r, src, m, &b) == VC_SUCCESS)
+            hs_send(r, src, RC_HS_REP);   /* again, if our first REP was lost */
+    } else if (m->type == RC_HS_REP && p->state != RC_S_NONE && p->state != RC_S_UP) {
+        /* its QP is ready for ours: ours is usable; tell it ours is too */
+        if (pair_with(r, src, m, &b) == VC_SUCCESS && rc_send_rtu(r, src) == VC_SUCCESS) {
+            p->state = RC_S_UP;
+            LOG_DEBUG("rc: rank %d -> rank %d: connected in %.3f s", r->me, src,
+                      p->initiated ? rc_now() - p->t_start : 0.0);
+        }
+    }
+}
+
+/* An initiated connection still down: retransmit, or give the verdict. */
+static int still_waiting(rc_net_t *r, int peer, double t)
+{
+    rc_peer_t *p = &r->peer[peer];
+    if (p->dead || p->state == RC_S_UP)
+        return 0;
+    if (t < p->t_next)
+        return 1;
+    const struct vc_ctx *c = r->c;
+    double limit = c->cfg.peer_timeout > 0 ? c->cfg.peer_timeout : HS_NO_DETECTOR_S;
+    char why[160] = "";
+    if (net_pid_gone(p->pid))
+        snprintf(why, sizeof why, "its process is gone");
+    else if (c->hb && net_hb_dead(c->hb, peer))
+        snprintf(why, sizeof why, "no answer to the connection request, and no "
+                 "heartbeat for %.1f s (VCOLL_PEER_TIMEOUT)", net_hb_timeout(c->hb));
+    else if (!c->hb && t - p->t_start > limit)
+        snprintf(why, sizeof why, "no answer to the connection request for %.1f s",
+                 t - p->t_start);
+    if (why[0]) {
+        rc_peer_fail(r, peer, "connect", NULL, why);
+        return 0;
+    }
+    if (c->hb)
+        net_hb_watch(c->hb, peer);
+    if (c->hb && !p->warned && t - p->t_start > limit) {
+        p->warned = 1;
+        LOG_WARN("rc: rank %d is alive but has not answered rank %d's connection "
+                 "request for %.1f s (busy outside vcoll?); still waiting", peer, r->me,
+                 t - p->t_start);
+    }
+    hs_send(r, peer, RC_HS_REQ);
+    p->backoff = p->backoff * 2 < RC_HS_RETRY_MAX_S ? p->backoff * 2 : RC_HS_RETRY_MAX_S;
+    p->t_next = t + p->backoff;
+    return 1;
+}
+
+int rc_hs_progress(rc_net_t *r)
+{
+    struct ibv_wc wc[16];
+    int n = ibv_poll_cq(r->hs_cq, 16, wc), events = 0;
+    for (int k = 0; k < n; k++) {
+        if (!(wc[k].wr_id & HS_RECV_WRID)) {
+            r->hs_tx_free++;
+            continue;
+        }
+        int i = (int)(wc[k].wr_id & ~HS_RECV_WRID);
+        if (wc[k].status == IBV_WC_WR_FLUSH_ERR || i < 0 || i >= RC_HS_RX)
+            continue;
+        rc_hs_msg_t m;
+        const char *slot = r->hs_buf + (size_t)i * r->hs_stride;
+        if (wc[k].status == IBV_WC_SUCCESS && wc[k].byte_len >= RC_HS_GRH + sizeof m) {
+            memcpy(&m, slot + RC_HS_GRH, sizeof m);
+            if (m.magic == RC_HS_MAGIC && m.src < (uint32_t)r->size &&
+                m.src != (uint32_t)r->me && m.dst == (uint32_t)r->me) {
+                on_msg(r, &wc[k], &m);
+                events++;
+            }
+        }
+        hs_post_recv(r, i);
+    }
+    if (r->nconnecting) {
+        double t = rc_now();
+        for (int k = 0; k < r->nconnecting;)
+            if (still_waiting(r, r->connecting[k], t))
+                k++;
+            else
+                r->connecting[k] = r->connecting[--r->nconnecting];
+    }
+    return events;
+}
