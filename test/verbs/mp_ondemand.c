@@ -12,13 +12,27 @@
  * Expected counts come from the ranks' own arithmetic and c->net_of (which
  * transport serves which peer), never from the transport's bookkeeping.
  * With VCOLL_NET=rc every peer is RC's; in auto mode only other nodes'.
+ * Log-depth barrier and allreduce are forced: on an oversubscribed node
+ * (the guest) the automatic choice is linear, whose root talks to all.
+ *
+ * First contact with a peer that cannot answer (2 ranks, VCOLL_NET=rc):
+ *   mp_ondemand stopped  rank 1 stops itself (SIGSTOP) right after vc_init;
+ *                        rank 0's first send to it must fail with
+ *                        VC_ERR_PEER_FAILED within VCOLL_PEER_TIMEOUT + 5 s,
+ *                        then rank 0 kills it and prints PASS.
+ *   mp_ondemand busy     rank 1 computes (sleeps) 3 x VCOLL_PEER_TIMEOUT
+ *                        before its first vcoll call: busy is not dead, so
+ *                        rank 0's send must succeed once rank 1 answers.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "../mp/mp_util.h"
 #include "core/ctx.h"
 #include "net/net.h"
 #include "boot/boot.h"
+#include "net/verbs/rc.h"
 
 static int rc_served(int peer)
 {
@@ -39,9 +53,71 @@ static void report(const char *phase, const net_usage_t *u)
            "registered %zu B\n", mp_rank, phase, u->rc_qps, u->rc_up, u->qps, u->reg_bytes);
 }
 
+/* the pid rank 1 published in its RC endpoint blob */
+static pid_t peer_pid(int peer)
+{
+    rc_blob_t b;
+    size_t len = sizeof b;
+    return boot_get(peer, RC_BLOB_KEY, &b, &len) == VC_SUCCESS && len == sizeof b
+           ? (pid_t)b.pid : 0;
+}
+
+static int first_contact(const char *mode)
+{
+    double timeout = vc_ctx.cfg.peer_timeout;
+    if (mp_size != 2 || !vc_ctx.rc || timeout <= 0) {
+        fprintf(stderr, "FAIL: mp_ondemand %s wants 2 ranks, VCOLL_NET=rc and "
+                "VCOLL_PEER_TIMEOUT > 0\n", mode);
+        return 1;
+    }
+    int busy = !strcmp(mode, "busy"), x = 42, y = 0;
+    if (mp_rank == 1) {
+        if (busy) {
+            usleep((useconds_t)(3 * timeout * 1e6));
+            OK(vc_recv(&y, 1, VC_INT32, 0, 3, VC_COMM_WORLD, VC_STATUS_IGNORE));
+            if (y != 42)
+                FAIL("busy: got %d, want 42", y);
+            OK(vc_finalize());
+            return mp_fails != 0;
+        }
+        raise(SIGSTOP);
+        return 0;
+    }
+    double t0 = vc_wtime();
+    int rc = vc_send(&x, 1, VC_INT32, 1, 3, VC_COMM_WORLD);
+    double dt = vc_wtime() - t0;
+    if (busy) {
+        if (rc != VC_SUCCESS)
+            FAIL("send to a peer busy for %.1f s failed after %.1f s: %s", 3 * timeout, dt,
+                 vc_strerror(rc));
+        else if (dt < 2 * timeout)
+            FAIL("send completed after %.1f s, before the busy peer could answer", dt);
+        OK(vc_finalize());
+        printf("%s: busy peer answered after %.1f s; its first send waited, not failed\n",
+               mp_fails ? "FAIL" : "PASS", dt);
+        return mp_fails != 0;
+    }
+    pid_t pid = peer_pid(1);
+    if (rc != VC_ERR_PEER_FAILED || dt > timeout + 5)
+        printf("FAIL: send to a stopped peer returned %s after %.1f s (want "
+               "VC_ERR_PEER_FAILED within %.1f s)\n", vc_strerror(rc), dt, timeout + 5);
+    else
+        printf("PASS: first contact with stopped rank 1 failed after %.1f s: %s\n", dt,
+               vc_strerror(rc));
+    fflush(stdout);
+    if (pid > 0)
+        kill(pid, SIGKILL);
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
+    /* log-depth schedules even where the automatic choice is linear */
+    setenv("VCOLL_BARRIER_ALG", "dissemination", 0);
+    setenv("VCOLL_ALLREDUCE_ALG", "recursive_doubling", 0);
     mp_init(&argc, &argv);
+    if (argc > 1)
+        return first_contact(argv[1]);
     net_usage_t u;
     net_usage(&vc_ctx, &u);
     report("init", &u);
