@@ -69,7 +69,8 @@
    eager packets in flight keep a link busy, and each costs max_packet bytes
    of registered memory for as long as the peer stays connected. */
 #define RC_PEER_CREDITS    32
-#define RC_SRQ_MAX         16384          /* SRQ ring entries at most */
+#define RC_SRQ_MAX         65536          /* SRQ ring entries at most (1872 peers
+                                             at 32 credits; past that, UD) */
 #define RC_OPS_MAX         2048           /* send WRs tracked, all peers */
 /* wire-up (handshake) QP */
 #define RC_HS_MAGIC        0x76635748u    /* "vcWH" */
