@@ -1,7 +1,7 @@
 # test/verbs/local.mk - verbs tests in the SoftRoCE guest (needs root, QEMU).
 # Not part of `make check` (a guest boot takes 10-20 s and needs root);
 # run `make check-verbs` explicitly.
-EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
+EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
 	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
 	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh

@@ -62,6 +62,8 @@ void net_vport_ah_attr(const net_vport_t *port, uint16_t dlid, const uint8_t dgi
 /* ibv_create_qp with the largest inline size the device accepts; ia's other
  * fields are kept, ia->cap reports what was granted. NULL on failure. */
 struct ibv_qp *net_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia);
+/* A fresh UD QP through INIT (port, Q_Key), RTR and RTS; 0 or -1 (errno). */
+int net_verbs_ud_ready(struct ibv_qp *qp, int port, uint32_t qkey);
 /* 1 if the 40-byte GRH slot of a UD receive shows the given source GID.
  * For RoCE v2 over IPv4 the slot holds an IPv4 header in its last 20
  * bytes (source address at byte 32); otherwise a GRH (source GID at 8). */

@@ -41,20 +41,7 @@ static int make_qp(struct net_hb *h)
         LOG_ERR("hb: ibv_create_qp(UD) on %s: %s", h->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_attr a;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = (uint8_t)h->port.port;
-    a.qkey = h->qkey;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-        goto bad;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE))
-        goto bad;
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+    if (net_verbs_ud_ready(h->qp, h->port.port, h->qkey))
         goto bad;
     h->rx_stride = (HB_GRH + sizeof(hb_pkt_t) + 63) & ~(size_t)63;
     size_t bytes = h->rx_stride * (HB_RX + HB_TX);

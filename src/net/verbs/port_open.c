@@ -155,3 +155,21 @@ void net_vport_ah_attr(const net_vport_t *port, uint16_t dlid, const uint8_t dgi
         a->grh.hop_limit = 64;
     }
 }
+
+int net_verbs_ud_ready(struct ibv_qp *qp, int port, uint32_t qkey)
+{
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = (uint8_t)port;
+    a.qkey = qkey;
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+        return -1;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_RTR;
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+        return -1;
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 0;
+    return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
+}

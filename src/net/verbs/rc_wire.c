@@ -71,19 +71,7 @@ int rc_hs_open(rc_net_t *r)
         LOG_ERR("rc: wire-up UD QP on %s: %s", r->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_attr a;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = (uint8_t)r->port.port;
-    a.qkey = r->qkey;
-    int bad = ibv_modify_qp(r->hs_qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                            IBV_QP_QKEY);
-    a.qp_state = IBV_QPS_RTR;
-    bad = bad || ibv_modify_qp(r->hs_qp, &a, IBV_QP_STATE);
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0;
-    bad = bad || ibv_modify_qp(r->hs_qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-    if (bad) {
+    if (net_verbs_ud_ready(r->hs_qp, r->port.port, r->qkey)) {
         LOG_ERR("rc: bringing the wire-up QP up on %s:%d: %s", r->port.dev, r->port.port,
                 strerror(errno));
         return VC_ERR_TRANSPORT;
