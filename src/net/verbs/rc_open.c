@@ -211,8 +211,8 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
             goto fail;
         char gid[64];
         net_vdev_gid_str(&r->port.gid, gid, sizeof gid);
-        LOG_INFO("rc: %s:%d (%s, MTU %d, LID %u, GID[%d] %s %s), %d peers connected on "
-                 "demand (wire-up QP 0x%x), %d credits/peer, SRQ up to %d x %zu B; %s",
+        LOG_INFO("rc: %s:%d (%s, MTU %d, LID %u, GID[%d] %s %s), %d peers, each connected on "
+                 "first use (wire-up QP 0x%x), %d credits/peer, SRQ up to %d x %zu B; %s",
                  r->port.dev, r->port.port,
                  net_vdev_link_layer_str(r->port.link_layer),
                  net_vdev_mtu_bytes(r->port.active_mtu), r->port.lid,
