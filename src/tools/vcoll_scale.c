@@ -42,8 +42,13 @@ static double proc_status(const char *key)
     return v;
 }
 
+/* A phase ends for every rank before any samples (a PMIx fence, not a
+   message, which would connect peers): a fast rank already in the next
+   phase would otherwise have addressed us, and its connection would count
+   here. */
 static void sample(double *row)
 {
+    boot_fence(0);
     net_usage_t u;
     net_usage(&vc_ctx, &u);
     row[F_QPS] = u.qps;
