@@ -155,6 +155,7 @@ typedef struct net_usage {
     int rc_qps;               /* RC QPs made for peers */
     int rc_up;                /* ... of which connected and usable */
     int ud_peers;             /* peers UD has an address handle for */
+    int rc_to_ud;             /* peers RC could make no QP for, served by UD */
     size_t reg_bytes;         /* memory registered (pinned) for the data path */
     size_t rx_bytes;          /* ... of which receive buffers */
 } net_usage_t;

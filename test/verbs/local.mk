@@ -25,3 +25,8 @@ test_verbs_mp_oneside_LDADD = libvcoll_int.la
 check_PROGRAMS += test/verbs/mp_ondemand
 test_verbs_mp_ondemand_SOURCES = test/verbs/mp_ondemand.c test/mp/mp_util.h
 test_verbs_mp_ondemand_LDADD = libvcoll_int.la
+
+# RC falls back to UD per peer past the QP budget (VCOLL_RC_MAX_QP)
+check_PROGRAMS += test/verbs/mp_fallback
+test_verbs_mp_fallback_SOURCES = test/verbs/mp_fallback.c test/mp/mp_util.h
+test_verbs_mp_fallback_LDADD = libvcoll_int.la

@@ -33,6 +33,18 @@
  * by the initiator's REQ retransmission (a REQ for a pair already made is
  * answered again). A peer that answers nothing: see rc_wire.c.
  *
+ * A side that cannot make a QP for the peer (VCOLL_RC_MAX_QP or the
+ * device's max_qp reached, the SRQ full, ibv_create_qp or a registration
+ * failing) does not fail: with VCOLL_NET=auto the pair moves to UD. That
+ * side opens a UD transport of its own (the fallback, first time only, on
+ * RC's port) and sends UDX(its UD QP number, why) instead of REQ or REP;
+ * the peer opens its own, drops the QP it may have made for the pair,
+ * answers with its UDX, and from then on both send to each other over UD
+ * (rc_send forwards; no RC packet ever went between them, so the order
+ * p2p relies on holds). With VCOLL_NET=rc there is no UD to go to: the
+ * refusing side answers NAK(why) and the requester fails the operations
+ * addressing that peer with VC_ERR_PEER_FAILED, naming it and the reason.
+ *
  * Flow control (why nothing can overflow):
  *  - Every connected peer adds `credits` + RC_CREDIT_RESERVE receive buffers
  *    to the SRQ (a slab allocated and registered when its QP is made), so
@@ -56,8 +68,10 @@
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 
+#include "core/config.h"
 #include "net/net.h"
 #include "net/verbs/device.h"
+#include "net/verbs/ud.h"
 
 #define RC_BLOB_KEY        "vc.rc"
 #define RC_BLOB_MAGIC      0x76635233u    /* "vcR3", bump on layout change */
@@ -69,9 +83,15 @@
    eager packets in flight keep a link busy, and each costs max_packet bytes
    of registered memory for as long as the peer stays connected. */
 #define RC_PEER_CREDITS    32
-#define RC_SRQ_MAX         65536          /* SRQ ring entries at most (1872 peers
-                                             at 32 credits; past that, UD) */
+/* SRQ ring entries at most: 1872 peers at 32 credits + 3 reserved each,
+   which is where VCOLL_RC_MAX_PEERS's default comes from (config.h); a
+   device with a smaller max_srq_wr (rxe: 16384, 468 peers) lowers it, and
+   the peers past it fall back to UD one by one. */
+#define RC_SRQ_MAX         65536
 #define RC_OPS_MAX         2048           /* send WRs tracked, all peers */
+_Static_assert(RC_SRQ_MAX / (RC_PEER_CREDITS + RC_CREDIT_RESERVE) ==
+               CFG_RC_MAX_PEERS_DEFAULT, "VCOLL_RC_MAX_PEERS's default is the "
+               "number of peers the SRQ serves with full windows");
 /* wire-up (handshake) QP */
 #define RC_HS_MAGIC        0x76635748u    /* "vcWH" */
 #define RC_HS_RX           64
@@ -111,19 +131,29 @@ typedef struct rc_blob {
     int32_t  pid;             /* liveness check for peers on the same node */
 } rc_blob_t;
 
-enum { RC_HS_REQ = 1, RC_HS_REP = 2 };
+/* REQ, REP: qpn/psn of the sender's RC QP for dst. UDX: qpn is the
+   sender's fallback UD QP, psn an RC_NO_* reason, plus RC_HS_ANSWER when
+   the sender still needs the receiver's UDX. NAK: psn an RC_NO_* reason. */
+enum { RC_HS_REQ = 1, RC_HS_REP = 2, RC_HS_UDX = 3, RC_HS_NAK = 4 };
+#define RC_HS_ANSWER 0x80000000u
 typedef struct rc_hs_msg {
     uint32_t magic;
     uint32_t type;
     uint32_t src, dst;        /* world ranks */
-    uint32_t qpn, psn;        /* the sender's RC QP for dst */
+    uint32_t qpn, psn;
 } rc_hs_msg_t;
+
+/* why a side could make no QP for a peer (sent in UDX and NAK) */
+enum { RC_NO_NONE, RC_NO_BUDGET, RC_NO_SRQ, RC_NO_QP, RC_NO_MEM, RC_NO_UD, RC_NO_COUNT };
+extern const char *const rc_no_text[RC_NO_COUNT];
 
 /* connection state of a peer */
 enum { RC_S_NONE,             /* no QP */
        RC_S_REQ,              /* QP in INIT, REQ sent, no answer yet */
        RC_S_WAIT,             /* QP in RTS, the peer's may not be ready yet */
-       RC_S_UP };             /* usable */
+       RC_S_UP,               /* usable */
+       RC_S_UD_WAIT,          /* no QP possible: UDX sent, the peer's UD QP unknown */
+       RC_S_UD };             /* served by the fallback UD transport */
 
 enum { RC_OP_FREE, RC_OP_SEND, RC_OP_CREDIT, RC_OP_READ };
 
@@ -167,7 +197,8 @@ typedef struct rc_peer {
     struct ibv_qp *qp;
     uint32_t psn;
     int state;                /* RC_S_* */
-    int initiated;            /* we addressed it first: we retransmit REQ */
+    int initiated;            /* we addressed it first: we retransmit REQ / UDX */
+    int no_why;               /* RC_NO_*: why this side made no QP for it */
     uint32_t rqpn;            /* the peer's QP ours is connected to */
     double t_start, t_next;   /* first REQ; next retransmission */
     double backoff;
@@ -200,7 +231,11 @@ typedef struct rc_net {
 
     rc_peer_t *peer;          /* [size]; qp == NULL until first contact */
     int ncand;                /* ranks this transport may reach */
-    int nqp;                  /* RC QPs made so far */
+    int nqp;                  /* RC QPs for peers now */
+    int max_qp;               /* ... at most (VCOLL_RC_MAX_QP, device max_qp) */
+    int dev_max_qp;
+    ud_net_t *fb;             /* UD for the peers no QP could be made for, or NULL */
+    int nfb;                  /* peers it serves */
     int credits;              /* per-peer receive window */
     int sq_depth;
     int srq_cap;              /* SRQ ring entries */
@@ -228,6 +263,7 @@ typedef struct rc_net {
     struct rc_slab { char *buf; struct ibv_mr *mr; int n; } *slab;
     int nslab, capslab;
     int rx_count;             /* buffers posted in all slabs */
+    int rx_spare;             /* ... of which no peer's share (its QP dropped) */
     size_t rx_bytes;          /* ... and their registered bytes */
 
     char *tx_buf;
@@ -250,7 +286,9 @@ typedef struct rc_net {
 } rc_net_t;
 
 /* rc_qp.c */
-int rc_qp_create(rc_net_t *r, int peer);
+/* RC_NO_NONE, or why not (why: the details, for the log) */
+int rc_qp_create(rc_net_t *r, int peer, char *why, size_t wlen);
+void rc_qp_drop(rc_net_t *r, int peer);
 int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_t *b, uint32_t qpn,
                   uint32_t psn);
 int rc_qpn_insert(rc_net_t *r, uint32_t qpn, int rank);
@@ -266,7 +304,8 @@ double rc_now(void);
 
 /* Can peer be sent to / read from now? Starts connecting a peer never
  * addressed (NET_AGAIN until it is up); VC_ERR_ARG for a rank out of range,
- * VC_ERR_PEER_FAILED once it has failed. */
+ * VC_ERR_PEER_FAILED once it has failed; VC_ERR_UNSUPPORTED for a peer UD
+ * serves (no RDMA READ: p2p streams rendezvous data instead). */
 static inline int rc_peer_check(rc_net_t *r, int peer)
 {
     if (!r || peer < 0 || peer >= r->size || peer == r->me)
@@ -276,6 +315,8 @@ static inline int rc_peer_check(rc_net_t *r, int peer)
         return VC_ERR_PEER_FAILED;
     if (p->state == RC_S_UP)
         return VC_SUCCESS;
+    if (p->state == RC_S_UD)
+        return VC_ERR_UNSUPPORTED;
     if (p->state == RC_S_NONE)
         return rc_connect_start(r, peer);
     return NET_AGAIN;
@@ -290,8 +331,16 @@ int rc_send_credits(rc_net_t *r, int peer);
 int rc_send_rtu(rc_net_t *r, int peer);
 void rc_flush_credits(rc_net_t *r);
 
+/* the fallback UD transport when it serves peer, else NULL */
+static inline net_t *rc_fb_for(const rc_net_t *r, int peer)
+{
+    return peer >= 0 && peer < r->size && r->peer[peer].state == RC_S_UD ? &r->fb->base
+                                                                           : NULL;
+}
+
 /* rc_progress.c */
 int rc_progress(net_t *n);
+int rc_quiesce(net_t *n);
 int rc_post_recv(rc_net_t *r, int slab, int idx);
 int rc_slab_add(rc_net_t *r, int n);
 void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,

@@ -24,6 +24,7 @@ static const net_ops_t rc_ops = {
     .mem_release = rc_mem_release,
     .get = rc_get,
     .check_peer = rc_check_peer,
+    .quiesce = rc_quiesce,
     .close = rc_close,
 };
 
@@ -62,6 +63,12 @@ static int rc_size_queues(rc_net_t *r, const struct ibv_device_attr *da)
     }
     r->credits = credits;
     r->srq_cap = (int)srq;
+    /* every QP the device has, unless VCOLL_RC_MAX_QP says fewer; other
+       processes share the device, so ibv_create_qp may still fail first,
+       and the peer goes to UD the same way */
+    r->dev_max_qp = da->max_qp;
+    r->max_qp = cfg->rc_max_qp > 0 && cfg->rc_max_qp < da->max_qp ? cfg->rc_max_qp
+                                                                    : da->max_qp;
 
     r->sq_depth = cfg->ib_tx_depth < da->max_qp_wr ? cfg->ib_tx_depth : da->max_qp_wr;
     long ops = (long)(r->ncand > 0 ? r->ncand : 1) * r->sq_depth;
@@ -212,13 +219,15 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         char gid[64];
         net_vdev_gid_str(&r->port.gid, gid, sizeof gid);
         LOG_INFO("rc: %s:%d (%s, MTU %d, LID %u, GID[%d] %s %s), %d peers, each connected on "
-                 "first use (wire-up QP 0x%x), %d credits/peer, SRQ up to %d x %zu B; %s",
+                 "first use (wire-up QP 0x%x), at most %d QPs, %d credits/peer, SRQ up to %d x "
+                 "%zu B; %s",
                  r->port.dev, r->port.port,
                  net_vdev_link_layer_str(r->port.link_layer),
                  net_vdev_mtu_bytes(r->port.active_mtu), r->port.lid,
                  r->port.gid_index, r->port.gid_index >= 0 ? gid : "-",
                  r->port.gid_index >= 0 ? net_vdev_gid_type_str(r->port.gid_type) : "",
-                 ncand, r->hs_qp->qp_num, r->credits, r->srq_cap, r->base.max_packet,
+                 ncand, r->hs_qp->qp_num, r->max_qp, r->credits, r->srq_cap,
+                 r->base.max_packet,
                  r->why);
     }
     if ((rc = rc_publish(r)))
@@ -254,6 +263,8 @@ static void rc_close(net_t *n)
     rc_net_t *r = (rc_net_t *)n;
     if (!r)
         return;
+    if (r->fb)
+        r->fb->base.ops->close(&r->fb->base);
     for (int p = 0; r->peer && p < r->size; p++)
         if (r->peer[p].qp)
             ibv_destroy_qp(r->peer[p].qp);

@@ -113,6 +113,9 @@ int rc_check_peer(net_t *n, int peer)
     rc_peer_t *p = &r->peer[peer];
     if (p->dead)
         return VC_ERR_PEER_FAILED;
+    net_t *fb = rc_fb_for(r, peer);
+    if (fb)
+        return fb->ops->check_peer(fb, peer);
     if (!p->pid && p->state == RC_S_NONE && r->c->boot.node_of &&
         r->c->boot.node_of[peer] == r->c->boot.node_id) {
         rc_blob_t b;          /* never connected: its pid is in its blob */
@@ -192,6 +195,14 @@ int rc_progress(net_t *n)
         return 0;
     r->in_progress = 1;
     int hs = rc_hs_progress(r);
+    if (r->fb) {
+        int e = r->fb->base.ops->progress(&r->fb->base);
+        if (e < 0) {
+            r->in_progress = 0;
+            return e;
+        }
+        hs += e;
+    }
     struct ibv_wc wc[RC_POLL_BATCH];
     int ne = ibv_poll_cq(r->cq, RC_POLL_BATCH, wc);
     if (ne < 0) {
@@ -210,4 +221,12 @@ int rc_progress(net_t *n)
     rc_flush_credits(r);
     r->in_progress = 0;
     return ne + hs;
+}
+
+/* The fallback UD's unacknowledged packets (vc_finalize waits for them);
+   RC's own delivery the hardware guarantees. */
+int rc_quiesce(net_t *n)
+{
+    rc_net_t *r = (rc_net_t *)n;
+    return r && r->fb ? r->fb->base.ops->quiesce(&r->fb->base) : 0;
 }

@@ -69,19 +69,30 @@ int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn)
     }
 }
 
-int rc_qp_create(rc_net_t *r, int peer)
+const char *const rc_no_text[RC_NO_COUNT] = {
+    [RC_NO_NONE] = "no reason",
+    [RC_NO_BUDGET] = "its RC QP budget is spent (VCOLL_RC_MAX_QP, or the device's max_qp)",
+    [RC_NO_SRQ] = "its shared receive queue is full",
+    [RC_NO_QP] = "ibv_create_qp failed (device limits)",
+    [RC_NO_MEM] = "its receive buffers could not be allocated or registered",
+    [RC_NO_UD] = "it could not open UD either",
+};
+
+int rc_qp_create(rc_net_t *r, int peer, char *why, size_t wlen)
 {
-    /* its receive buffers first: once our QP is RTR the peer may send */
-    if (r->rx_count + r->credits + RC_CREDIT_RESERVE > r->srq_cap) {
-        LOG_ERR("rc: rank %d: connecting rank %d would need more than the %d receive "
-                "buffers the SRQ of %s holds (%d peers connected); set "
-                "VCOLL_RC_MAX_PEERS lower to use UD, or VCOLL_IB_RX_DEPTH lower",
-                r->me, peer, r->srq_cap, r->port.dev, r->nqp);
-        return VC_ERR_UNSUPPORTED;
+    if (r->nqp >= r->max_qp) {
+        snprintf(why, wlen, "%d RC QPs made, the most this process may (VCOLL_RC_MAX_QP=%d, "
+                 "%s max_qp %d)", r->nqp, r->c->cfg.rc_max_qp, r->port.dev, r->dev_max_qp);
+        return RC_NO_BUDGET;
     }
-    int rc = rc_slab_add(r, r->credits + RC_CREDIT_RESERVE);
-    if (rc)
-        return rc;
+    int per = r->credits + RC_CREDIT_RESERVE;
+    int spare = r->rx_spare >= per;      /* a dropped QP's share, still posted */
+    if (!spare && r->rx_count + per > r->srq_cap) {
+        snprintf(why, wlen, "its receive buffers would not fit the %d the SRQ of %s holds "
+                 "(%d peers connected; VCOLL_IB_RX_DEPTH lower fits more)", r->srq_cap,
+                 r->port.dev, r->nqp);
+        return RC_NO_SRQ;
+    }
     struct ibv_qp_init_attr ia;
     memset(&ia, 0, sizeof ia);
     ia.send_cq = r->cq;
@@ -93,9 +104,9 @@ int rc_qp_create(rc_net_t *r, int peer)
     ia.cap.max_send_sge = (uint32_t)r->max_send_sge;
     struct ibv_qp *qp = net_verbs_create_qp(r->pd, &ia);
     if (!qp) {
-        LOG_ERR("rc: ibv_create_qp for rank %d on %s failed: %s", peer,
-                r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
+        snprintf(why, wlen, "ibv_create_qp on %s: %s (%d RC QPs made, max_qp %d)",
+                 r->port.dev, strerror(errno), r->nqp, r->dev_max_qp);
+        return RC_NO_QP;
     }
     r->max_inline = ia.cap.max_inline_data;
 
@@ -108,17 +119,40 @@ int rc_qp_create(rc_net_t *r, int peer)
     a.qp_access_flags = IBV_ACCESS_REMOTE_READ;
     if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
                       IBV_QP_ACCESS_FLAGS)) {
-        LOG_ERR("rc: QP for rank %d: RESET->INIT failed: %s", peer, strerror(errno));
+        snprintf(why, wlen, "RESET->INIT on %s: %s", r->port.dev, strerror(errno));
         ibv_destroy_qp(qp);
-        return VC_ERR_TRANSPORT;
+        return RC_NO_QP;
     }
+    /* its receive buffers before the QP can reach RTR (rc_qp_connect): from
+       then on the peer may send */
+    if ((!spare && rc_slab_add(r, per)) || rc_qpn_insert(r, qp->qp_num, peer)) {
+        snprintf(why, wlen, "%d receive buffers of %zu B (ulimit -l?)", per,
+                 r->base.max_packet);
+        ibv_destroy_qp(qp);
+        return RC_NO_MEM;
+    }
+    if (spare)
+        r->rx_spare -= per;
     rc_peer_t *p = &r->peer[peer];
     p->qp = qp;
     /* PSNs only need to differ between incarnations; mix qpn and pid-ish */
     p->psn = (qp->qp_num * 2654435761u ^ (uint32_t)r->me * 40503u) & 0xffffff;
     p->sq_free = r->sq_depth;
     r->nqp++;
-    return rc_qpn_insert(r, qp->qp_num, peer);
+    return RC_NO_NONE;
+}
+
+/* A QP that never left INIT (the pair went to UD): its budget goes back.
+   Its receive buffers stay in the SRQ, where any peer can use them. */
+void rc_qp_drop(rc_net_t *r, int peer)
+{
+    rc_peer_t *p = &r->peer[peer];
+    if (!p->qp)
+        return;
+    ibv_destroy_qp(p->qp);
+    p->qp = NULL;
+    r->nqp--;
+    r->rx_spare += r->credits + RC_CREDIT_RESERVE;
 }
 
 int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_t *h, uint32_t qpn,

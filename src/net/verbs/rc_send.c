@@ -54,6 +54,9 @@ void rc_op_signal(rc_peer_t *p, rc_op_t *o)
 int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 {
     rc_net_t *r = (rc_net_t *)n;
+    net_t *fb = r ? rc_fb_for(r, peer) : NULL;
+    if (fb)
+        return fb->ops->send(fb, peer, iov, iovcnt);
     int rc = rc_peer_check(r, peer);
     if (rc)
         return rc;

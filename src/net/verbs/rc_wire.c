@@ -1,9 +1,10 @@
 /*
- * rc_wire.c -- RC connections on demand: the wire-up UD QP and the
- * REQ / REP / RTU handshake (the protocol and why it runs over UD are in
- * rc.h).
+ * rc_wire.c -- RC connections on demand: the wire-up UD QP, the
+ * REQ / REP / RTU handshake, and the move of a pair to UD (UDX) or its
+ * refusal (NAK) when no QP can be made for it (the protocol, and why it
+ * runs over UD, are in rc.h).
  *
- * A peer that never answers. The REQ is retransmitted with a doubling
+ * A peer that never answers. The REQ (or UDX) is retransmitted with a doubling
  * interval (lost datagrams), and the verdict comes from what can tell a
  * dead peer from a busy one: a peer on this node is dead when its pid is
  * gone; a peer anywhere is dead when the liveness detector (hb.h, whose
@@ -151,7 +152,9 @@ static int hs_ah(rc_net_t *r, int peer, const rc_blob_t *b)
     return VC_SUCCESS;
 }
 
-static void hs_send(rc_net_t *r, int peer, uint32_t type)
+/* REQ and REP carry our QP for the peer; UDX our fallback UD QP and arg
+   (reason | RC_HS_ANSWER); NAK arg (the reason). */
+static void hs_send(rc_net_t *r, int peer, uint32_t type, uint32_t arg)
 {
     if (!r->hs_tx_free || !r->hs_ah[peer])
         return;         /* a datagram not sent is one lost: the REQ is retried */
@@ -160,7 +163,13 @@ static void hs_send(rc_net_t *r, int peer, uint32_t type)
     rc_hs_msg_t *m = (rc_hs_msg_t *)(r->hs_buf + (size_t)slot * r->hs_stride);
     rc_peer_t *p = &r->peer[peer];
     *m = (rc_hs_msg_t){.magic = RC_HS_MAGIC, .type = type, .src = (uint32_t)r->me,
-                       .dst = (uint32_t)peer, .qpn = p->qp->qp_num, .psn = p->psn};
+                       .dst = (uint32_t)peer, .psn = arg};
+    if (type == RC_HS_REQ || type == RC_HS_REP) {
+        m->qpn = p->qp->qp_num;
+        m->psn = p->psn;
+    } else if (type == RC_HS_UDX) {
+        m->qpn = r->fb->qp->qp_num;
+    }
     struct ibv_sge sge = {.addr = (uintptr_t)m, .length = sizeof *m, .lkey = r->hs_mr->lkey};
     struct ibv_send_wr wr, *bad;
     memset(&wr, 0, sizeof wr);
@@ -190,35 +199,114 @@ static int connecting_add(rc_net_t *r, int peer)
     return VC_SUCCESS;
 }
 
-/* QP and address handle for a peer first seen now (either side) */
+/* Blob and address handle for a peer first seen now (either side) */
 static int peer_prepare(rc_net_t *r, int peer, rc_blob_t *b)
 {
     int rc = rc_peer_blob(r, peer, b);
-    if (!rc)
-        rc = hs_ah(r, peer, b);
-    if (!rc && !r->peer[peer].qp)
-        rc = rc_qp_create(r, peer);
-    return rc;
+    return rc ? rc : hs_ah(r, peer, b);
+}
+
+/* This side keeps asking the peer (REQ or UDX) until it answers. */
+static int start_asking(rc_net_t *r, int peer, int state)
+{
+    rc_peer_t *p = &r->peer[peer];
+    if (!p->initiated) {
+        int rc = connecting_add(r, peer);
+        if (rc)
+            return rc;
+        p->initiated = 1;
+        p->t_start = rc_now();
+    }
+    p->state = state;
+    p->backoff = RC_HS_RETRY_S;
+    p->t_next = rc_now() + p->backoff;
+    return VC_SUCCESS;
+}
+
+static int fb_open(rc_net_t *r)
+{
+    return r->fb ? VC_SUCCESS : ud_open_fallback(r->c, &r->base.up, &r->port, &r->fb);
+}
+
+/* This side can make no QP for peer (no: RC_NO_*, why: the details).
+ * VCOLL_NET=auto: the pair goes to UD (rc.h). VCOLL_NET=rc, or no UD
+ * either: this side cannot reach the peer now or later, so it fails the
+ * peer (the operations addressing it end with VC_ERR_PEER_FAILED), and
+ * answers the peer's REQ with NAK, so that its operations fail too rather
+ * than wait. NET_AGAIN while the pair moves to UD, else VC_ERR_PEER_FAILED. */
+static int refuse(rc_net_t *r, int peer, int no, const char *why, int their_req)
+{
+    rc_peer_t *p = &r->peer[peer];
+    p->no_why = no;
+    if (r->c->cfg.net != CFG_NET_RC && fb_open(r) == VC_SUCCESS &&
+        start_asking(r, peer, RC_S_UD_WAIT) == VC_SUCCESS) {
+        LOG_INFO("rc: rank %d -> rank %d: over UD instead of RC: %s", r->me, peer, why);
+        hs_send(r, peer, RC_HS_UDX, (uint32_t)no | RC_HS_ANSWER);
+        return NET_AGAIN;
+    }
+    if (their_req)
+        hs_send(r, peer, RC_HS_NAK, (uint32_t)(r->c->cfg.net == CFG_NET_RC ? no : RC_NO_UD));
+    char text[224];
+    snprintf(text, sizeof text, "no RC connection possible (%s); %s", why,
+             r->c->cfg.net == CFG_NET_RC ? "VCOLL_NET=rc cannot fall back to UD, "
+             "VCOLL_NET=auto would" : "and no UD transport to fall back to");
+    rc_peer_fail(r, peer, "connect", NULL, text);
+    return VC_ERR_PEER_FAILED;
 }
 
 int rc_connect_start(rc_net_t *r, int peer)
 {
     rc_peer_t *p = &r->peer[peer];
     rc_blob_t b;
+    char why[160];
     int rc = peer_prepare(r, peer, &b);
-    if (!rc)
-        rc = connecting_add(r, peer);
     if (rc)
         return rc;      /* the operation fails; a later one tries again */
-    double t = rc_now();
-    p->state = RC_S_REQ;
-    p->initiated = 1;
-    p->t_start = t;
-    p->backoff = RC_HS_RETRY_S;
-    p->t_next = t + p->backoff;
-    hs_send(r, peer, RC_HS_REQ);
+    int no = p->qp ? RC_NO_NONE : rc_qp_create(r, peer, why, sizeof why);
+    if (no)
+        return refuse(r, peer, no, why, 0);
+    if ((rc = start_asking(r, peer, RC_S_REQ)))
+        return rc;
+    hs_send(r, peer, RC_HS_REQ, 0);
     LOG_DEBUG("rc: rank %d -> rank %d: connecting (QP 0x%x)", r->me, peer, p->qp->qp_num);
     return NET_AGAIN;
+}
+
+/* The peer's UDX: it serves us over UD from now on; so do we. */
+static void on_udx(rc_net_t *r, int src, const rc_hs_msg_t *m, const rc_blob_t *b)
+{
+    rc_peer_t *p = &r->peer[src];
+    uint32_t no = m->psn & ~RC_HS_ANSWER;
+    if (p->state == RC_S_WAIT || p->state == RC_S_UP) {
+        LOG_WARN("rc: rank %d offers UD, but our QPs are paired; ignored", src);
+        return;
+    }
+    if (p->state != RC_S_UD) {
+        if (fb_open(r)) {
+            char why[160];
+            snprintf(why, sizeof why, "rank %d offers UD because %s", src,
+                     no < RC_NO_COUNT ? rc_no_text[no] : "?");
+            refuse(r, src, RC_NO_UD, why, 1);
+            return;
+        }
+        /* its UD QP is on the port its RC blob describes (ud_open_fallback) */
+        ud_blob_t ub = {.magic = UD_BLOB_MAGIC, .qpn = m->qpn, .lid = b->lid, .mtu = b->mtu,
+                        .link_layer = b->link_layer, .gid_index = b->gid_index,
+                        .max_packet = b->max_packet, .pid = b->pid};
+        memcpy(ub.gid, b->gid, sizeof ub.gid);
+        if (ud_peer_set(r->fb, src, &ub)) {
+            p->dead = 1;        /* ud_peer_set told p2p */
+            return;
+        }
+        if (p->state != RC_S_UD_WAIT)
+            LOG_INFO("rc: rank %d -> rank %d: over UD instead of RC: rank %d says %s",
+                     r->me, src, src, no < RC_NO_COUNT ? rc_no_text[no] : "?");
+        rc_qp_drop(r, src);
+        p->state = RC_S_UD;
+        r->nfb++;
+    }
+    if (m->psn & RC_HS_ANSWER)
+        hs_send(r, src, RC_HS_UDX, (uint32_t)p->no_why);
 }
 
 /* The peer's QP number arrived (REQ or REP): connect our one QP to it. */
@@ -247,18 +335,46 @@ static void on_msg(rc_net_t *r, const struct ibv_wc *wc, const rc_hs_msg_t *m)
     int src = (int)m->src;
     rc_peer_t *p = &r->peer[src];
     rc_blob_t b;
+    char why[160];
     if (p->dead || peer_prepare(r, src, &b) || wc->src_qp != r->hs_qpn[src])
         return;         /* not from the QP the peer published: not its */
-    if (m->type == RC_HS_REQ) {
+    switch (m->type) {
+    case RC_HS_REQ:
+        if (p->state == RC_S_UD_WAIT || p->state == RC_S_UD) {
+            /* we asked for UD (it had not heard yet): ask again */
+            hs_send(r, src, RC_HS_UDX, (uint32_t)p->no_why |
+                    (p->state == RC_S_UD_WAIT ? RC_HS_ANSWER : 0));
+            break;
+        }
+        if (!p->qp) {
+            int no = rc_qp_create(r, src, why, sizeof why);
+            if (no) {
+                refuse(r, src, no, why, 1);
+                break;
+            }
+        }
         if (pair_with(r, src, m, &b) == VC_SUCCESS)
-            hs_send(r, src, RC_HS_REP);   /* again, if our first REP was lost */
-    } else if (m->type == RC_HS_REP && p->state != RC_S_NONE && p->state != RC_S_UP) {
+            hs_send(r, src, RC_HS_REP, 0);   /* again, if our first REP was lost */
+        break;
+    case RC_HS_REP:
         /* its QP is ready for ours: ours is usable; tell it ours is too */
-        if (pair_with(r, src, m, &b) == VC_SUCCESS && rc_send_rtu(r, src) == VC_SUCCESS) {
+        if ((p->state == RC_S_REQ || p->state == RC_S_WAIT) &&
+            pair_with(r, src, m, &b) == VC_SUCCESS && rc_send_rtu(r, src) == VC_SUCCESS) {
             p->state = RC_S_UP;
             LOG_DEBUG("rc: rank %d -> rank %d: connected in %.3f s", r->me, src,
                       p->initiated ? rc_now() - p->t_start : 0.0);
         }
+        break;
+    case RC_HS_UDX:
+        on_udx(r, src, m, &b);
+        break;
+    case RC_HS_NAK:
+        if (p->state == RC_S_REQ || p->state == RC_S_UD_WAIT) {
+            snprintf(why, sizeof why, "rank %d cannot accept an RC connection: %s", src,
+                     m->psn < RC_NO_COUNT ? rc_no_text[m->psn] : "?");
+            rc_peer_fail(r, src, "connect", NULL, why);
+        }
+        break;
     }
 }
 
@@ -266,7 +382,7 @@ static void on_msg(rc_net_t *r, const struct ibv_wc *wc, const rc_hs_msg_t *m)
 static int still_waiting(rc_net_t *r, int peer, double t)
 {
     rc_peer_t *p = &r->peer[peer];
-    if (p->dead || p->state == RC_S_UP)
+    if (p->dead || p->state == RC_S_UP || p->state == RC_S_UD)
         return 0;
     if (t < p->t_next)
         return 1;
@@ -293,7 +409,10 @@ static int still_waiting(rc_net_t *r, int peer, double t)
                  "request for %.1f s (busy outside vcoll?); still waiting", peer, r->me,
                  t - p->t_start);
     }
-    hs_send(r, peer, RC_HS_REQ);
+    if (p->state == RC_S_UD_WAIT)
+        hs_send(r, peer, RC_HS_UDX, (uint32_t)p->no_why | RC_HS_ANSWER);
+    else
+        hs_send(r, peer, RC_HS_REQ, 0);
     p->backoff = p->backoff * 2 < RC_HS_RETRY_MAX_S ? p->backoff * 2 : RC_HS_RETRY_MAX_S;
     p->t_next = t + p->backoff;
     return 1;

@@ -29,9 +29,13 @@ void net_usage(const struct vc_ctx *c, net_usage_t *u)
         u->rx_bytes += r->rx_bytes;
         for (int p = 0; p < r->size; p++)
             u->rc_up += r->peer[p].state == RC_S_UP;
+        u->rc_to_ud = r->nfb;
     }
-    const ud_net_t *d = (const ud_net_t *)c->ud;
-    if (d) {
+    const ud_net_t *uds[] = {(const ud_net_t *)c->ud, r ? r->fb : NULL};
+    for (size_t i = 0; i < sizeof uds / sizeof uds[0]; i++) {
+        const ud_net_t *d = uds[i];
+        if (!d)
+            continue;
         u->qps += d->qp != NULL;
         u->reg_bytes += mr_len(d->rx_mr) + mr_len(d->tx_mr);
         u->rx_bytes += mr_len(d->rx_mr);
