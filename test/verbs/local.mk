@@ -4,7 +4,8 @@
 EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
 	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
-	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh
+	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh \
+	test/verbs/rc-first-contact.sh
 
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list

@@ -114,7 +114,8 @@ static int first_contact(const char *mode)
         return mp_fails != 0;
     }
     pid_t pid = peer_pid(1);
-    if (rc != VC_ERR_PEER_FAILED || dt > timeout + 5)
+    int bad = rc != VC_ERR_PEER_FAILED || dt > timeout + 5;
+    if (bad)
         printf("FAIL: send to a stopped peer returned %s after %.1f s (want "
                "VC_ERR_PEER_FAILED within %.1f s)\n", vc_strerror(rc), dt, timeout + 5);
     else
@@ -123,7 +124,7 @@ static int first_contact(const char *mode)
     fflush(stdout);
     if (pid > 0)
         kill(pid, SIGKILL);
-    _exit(0);
+    _exit(bad);
 }
 
 int main(int argc, char **argv)

@@ -84,9 +84,9 @@
    of registered memory for as long as the peer stays connected. */
 #define RC_PEER_CREDITS    32
 /* SRQ ring entries at most: 1872 peers at 32 credits + 3 reserved each,
-   which is where VCOLL_RC_MAX_PEERS's default comes from (config.h); a
-   device with a smaller max_srq_wr (rxe: 16384, 468 peers) lowers it, and
-   the peers past it fall back to UD one by one. */
+   which is where VCOLL_RC_MAX_PEERS's default comes from (config.h). A
+   device with a smaller max_srq_wr lowers it, and so does a smaller
+   VCOLL_RC_MAX_QP; the peers past either move to UD one by one. */
 #define RC_SRQ_MAX         65536
 #define RC_OPS_MAX         2048           /* send WRs tracked, all peers */
 _Static_assert(RC_SRQ_MAX / (RC_PEER_CREDITS + RC_CREDIT_RESERVE) ==
