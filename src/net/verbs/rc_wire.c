@@ -41,14 +41,9 @@ double rc_now(void)
 
 static int hs_post_recv(rc_net_t *r, int i)
 {
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)(r->hs_buf + (size_t)i * r->hs_stride),
-        .length = (uint32_t)r->hs_stride,
-        .lkey = r->hs_mr->lkey,
-    };
-    struct ibv_recv_wr wr = {.wr_id = HS_RECV_WRID | (uint64_t)i, .sg_list = &sge,
-                             .num_sge = 1}, *bad;
-    return ibv_post_recv(r->hs_qp, &wr, &bad) ? VC_ERR_TRANSPORT : VC_SUCCESS;
+    return net_verbs_post_recv(r->hs_qp, HS_RECV_WRID | (uint64_t)i,
+                               r->hs_buf + (size_t)i * r->hs_stride, (uint32_t)r->hs_stride,
+                               r->hs_mr->lkey);
 }
 
 int rc_hs_open(rc_net_t *r)
@@ -58,23 +53,9 @@ int rc_hs_open(rc_net_t *r)
         LOG_ERR("rc: wire-up CQ on %s: %s", r->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_init_attr ia;
-    memset(&ia, 0, sizeof ia);
-    ia.send_cq = r->hs_cq;
-    ia.recv_cq = r->hs_cq;
-    ia.qp_type = IBV_QPT_UD;
-    ia.sq_sig_all = 1;
-    ia.cap.max_send_wr = RC_HS_TX;
-    ia.cap.max_recv_wr = RC_HS_RX;
-    ia.cap.max_send_sge = 1;
-    ia.cap.max_recv_sge = 1;
-    if (!(r->hs_qp = ibv_create_qp(r->pd, &ia))) {
-        LOG_ERR("rc: wire-up UD QP on %s: %s", r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    if (net_verbs_ud_ready(r->hs_qp, r->port.port, r->qkey)) {
-        LOG_ERR("rc: bringing the wire-up QP up on %s:%d: %s", r->port.dev, r->port.port,
-                strerror(errno));
+    if (!(r->hs_qp = net_verbs_ud_qp(r->pd, r->hs_cq, r->port.port, r->qkey, RC_HS_TX,
+                                     RC_HS_RX, NULL))) {
+        LOG_ERR("rc: wire-up UD QP on %s:%d: %s", r->port.dev, r->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
     r->hs_stride = (RC_HS_GRH + sizeof(rc_hs_msg_t) + 63) & ~(size_t)63;
@@ -170,18 +151,8 @@ static void hs_send(rc_net_t *r, int peer, uint32_t type, uint32_t arg)
     } else if (type == RC_HS_UDX) {
         m->qpn = r->fb->qp->qp_num;
     }
-    struct ibv_sge sge = {.addr = (uintptr_t)m, .length = sizeof *m, .lkey = r->hs_mr->lkey};
-    struct ibv_send_wr wr, *bad;
-    memset(&wr, 0, sizeof wr);
-    wr.wr_id = (uint64_t)slot;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.wr.ud.ah = r->hs_ah[peer];
-    wr.wr.ud.remote_qpn = r->hs_qpn[peer];
-    wr.wr.ud.remote_qkey = r->qkey;
-    if (ibv_post_send(r->hs_qp, &wr, &bad) == 0)
+    if (net_verbs_ud_send(r->hs_qp, (uint64_t)slot, m, sizeof *m, r->hs_mr->lkey,
+                          r->hs_ah[peer], r->hs_qpn[peer], r->qkey) == 0)
         r->hs_tx_free--;
 }
 

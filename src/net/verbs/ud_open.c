@@ -182,49 +182,13 @@ static int ud_alloc_resources(ud_net_t *u)
                 u->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_init_attr ia;
-    memset(&ia, 0, sizeof ia);
-    ia.send_cq = u->cq;
-    ia.recv_cq = u->cq;
-    ia.qp_type = IBV_QPT_UD;
-    ia.sq_sig_all = 1;     /* every send's completion frees its slot */
-    ia.cap.max_send_wr = (uint32_t)u->sq_depth;
-    ia.cap.max_recv_wr = (uint32_t)u->rx_count;
-    ia.cap.max_send_sge = 1;
-    ia.cap.max_recv_sge = 1;
-    u->qp = net_verbs_create_qp(u->pd, &ia);
+    u->qp = net_verbs_ud_qp(u->pd, u->cq, u->port.port, u->qkey, u->sq_depth, u->rx_count,
+                            &u->max_inline);
     if (!u->qp) {
-        LOG_ERR("ud: ibv_create_qp(UD) on %s failed: %s", u->port.dev, strerror(errno));
+        LOG_ERR("ud: UD QP on %s:%d: %s", u->port.dev, u->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    u->max_inline = ia.cap.max_inline_data;
     u->sq_free = u->sq_depth;
-
-    struct ibv_qp_attr a;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
-    a.pkey_index = 0;
-    a.port_num = (uint8_t)u->port.port;
-    a.qkey = u->qkey;
-    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_QKEY)) {
-        LOG_ERR("ud: QP RESET->INIT on %s:%d failed: %s", u->port.dev, u->port.port,
-                strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE)) {
-        LOG_ERR("ud: QP INIT->RTR failed: %s", strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0;
-    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
-        LOG_ERR("ud: QP RTR->RTS failed: %s", strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
 
     u->rx_stride = (UD_GRH_BYTES + u->mtu + 63) & ~(size_t)63;
     size_t rxb = u->rx_stride * (size_t)u->rx_count;
