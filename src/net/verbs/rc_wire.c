@@ -202,10 +202,13 @@ static int fb_open(rc_net_t *r)
 /* This side can make no QP for peer (no: RC_NO_*, why: the details).
  * VCOLL_NET=auto: the pair goes to UD (rc.h). VCOLL_NET=rc, or no UD
  * either: this side cannot reach the peer now or later, so it fails the
- * peer (the operations addressing it end with VC_ERR_PEER_FAILED), and
- * answers the peer's REQ with NAK, so that its operations fail too rather
- * than wait. NET_AGAIN while the pair moves to UD, else VC_ERR_PEER_FAILED. */
-static int refuse(rc_net_t *r, int peer, int no, const char *why, int their_req)
+ * peer (the operations addressing it end with VC_ERR_PEER_FAILED) and
+ * tells it with a NAK, whether or not it asked: a peer that only waits to
+ * receive from us would otherwise wait for ever (it is alive, so the
+ * liveness detector says nothing). A NAK is not retransmitted, but every
+ * later REQ or UDX from the peer is answered with another (on_msg).
+ * NET_AGAIN while the pair moves to UD, else VC_ERR_PEER_FAILED. */
+static int refuse(rc_net_t *r, int peer, int no, const char *why)
 {
     rc_peer_t *p = &r->peer[peer];
     p->no_why = no;
@@ -215,8 +218,8 @@ static int refuse(rc_net_t *r, int peer, int no, const char *why, int their_req)
         hs_send(r, peer, RC_HS_UDX, (uint32_t)no | RC_HS_ANSWER);
         return NET_AGAIN;
     }
-    if (their_req)
-        hs_send(r, peer, RC_HS_NAK, (uint32_t)(r->c->cfg.net == CFG_NET_RC ? no : RC_NO_UD));
+    p->no_why = r->c->cfg.net == CFG_NET_RC ? no : RC_NO_UD;
+    hs_send(r, peer, RC_HS_NAK, (uint32_t)p->no_why);
     char text[224];
     snprintf(text, sizeof text, "no RC connection possible (%s); %s", why,
              r->c->cfg.net == CFG_NET_RC ? "VCOLL_NET=rc cannot fall back to UD, "
@@ -235,7 +238,7 @@ int rc_connect_start(rc_net_t *r, int peer)
         return rc;      /* the operation fails; a later one tries again */
     int no = p->qp ? RC_NO_NONE : rc_qp_create(r, peer, why, sizeof why);
     if (no)
-        return refuse(r, peer, no, why, 0);
+        return refuse(r, peer, no, why);
     if ((rc = start_asking(r, peer, RC_S_REQ)))
         return rc;
     hs_send(r, peer, RC_HS_REQ, 0);
@@ -257,7 +260,7 @@ static void on_udx(rc_net_t *r, int src, const rc_hs_msg_t *m, const rc_blob_t *
             char why[160];
             snprintf(why, sizeof why, "rank %d offers UD because %s", src,
                      no < RC_NO_COUNT ? rc_no_text[no] : "?");
-            refuse(r, src, RC_NO_UD, why, 1);
+            refuse(r, src, RC_NO_UD, why);
             return;
         }
         /* its UD QP is on the port its RC blob describes (ud_open_fallback) */
@@ -307,8 +310,14 @@ static void on_msg(rc_net_t *r, const struct ibv_wc *wc, const rc_hs_msg_t *m)
     rc_peer_t *p = &r->peer[src];
     rc_blob_t b;
     char why[160];
-    if (p->dead || peer_prepare(r, src, &b) || wc->src_qp != r->hs_qpn[src])
+    if (peer_prepare(r, src, &b) || wc->src_qp != r->hs_qpn[src])
         return;         /* not from the QP the peer published: not its */
+    if (p->dead) {
+        /* refused (refuse): the peer still asks, so our NAK was lost */
+        if (p->no_why && (m->type == RC_HS_REQ || m->type == RC_HS_UDX))
+            hs_send(r, src, RC_HS_NAK, (uint32_t)p->no_why);
+        return;
+    }
     switch (m->type) {
     case RC_HS_REQ:
         if (p->state == RC_S_UD_WAIT || p->state == RC_S_UD) {
@@ -320,7 +329,7 @@ static void on_msg(rc_net_t *r, const struct ibv_wc *wc, const rc_hs_msg_t *m)
         if (!p->qp) {
             int no = rc_qp_create(r, src, why, sizeof why);
             if (no) {
-                refuse(r, src, no, why, 1);
+                refuse(r, src, no, why);
                 break;
             }
         }
@@ -340,7 +349,8 @@ static void on_msg(rc_net_t *r, const struct ibv_wc *wc, const rc_hs_msg_t *m)
         on_udx(r, src, m, &b);
         break;
     case RC_HS_NAK:
-        if (p->state == RC_S_REQ || p->state == RC_S_UD_WAIT) {
+        /* also when we never asked: we may be waiting to receive from it */
+        if (p->state != RC_S_WAIT && p->state != RC_S_UP && p->state != RC_S_UD) {
             snprintf(why, sizeof why, "rank %d cannot accept an RC connection: %s", src,
                      m->psn < RC_NO_COUNT ? rc_no_text[m->psn] : "?");
             rc_peer_fail(r, src, "connect", NULL, why);
