@@ -81,16 +81,15 @@ const char *const rc_no_text[RC_NO_COUNT] = {
 int rc_qp_create(rc_net_t *r, int peer, char *why, size_t wlen)
 {
     if (r->nqp >= r->max_qp) {
-        snprintf(why, wlen, "%d RC QPs made, the most this process may (VCOLL_RC_MAX_QP=%d, "
-                 "%s max_qp %d)", r->nqp, r->c->cfg.rc_max_qp, r->port.dev, r->dev_max_qp);
+        snprintf(why, wlen, "QP budget of %d spent (VCOLL_RC_MAX_QP=%d, %s max_qp %d)",
+                 r->max_qp, r->c->cfg.rc_max_qp, r->port.dev, r->dev_max_qp);
         return RC_NO_BUDGET;
     }
     int per = r->credits + RC_CREDIT_RESERVE;
     int spare = r->rx_spare >= per;      /* a dropped QP's share, still posted */
     if (!spare && r->rx_count + per > r->srq_cap) {
-        snprintf(why, wlen, "its receive buffers would not fit the %d the SRQ of %s holds "
-                 "(%d peers connected; VCOLL_IB_RX_DEPTH lower fits more)", r->srq_cap,
-                 r->port.dev, r->nqp);
+        snprintf(why, wlen, "SRQ of %d buffers full at %d peers (VCOLL_IB_RX_DEPTH lower "
+                 "fits more)", r->srq_cap, r->nqp);
         return RC_NO_SRQ;
     }
     struct ibv_qp_init_attr ia;
@@ -104,8 +103,8 @@ int rc_qp_create(rc_net_t *r, int peer, char *why, size_t wlen)
     ia.cap.max_send_sge = (uint32_t)r->max_send_sge;
     struct ibv_qp *qp = net_verbs_create_qp(r->pd, &ia);
     if (!qp) {
-        snprintf(why, wlen, "ibv_create_qp on %s: %s (%d RC QPs made, max_qp %d)",
-                 r->port.dev, strerror(errno), r->nqp, r->dev_max_qp);
+        snprintf(why, wlen, "ibv_create_qp: %s (%d QPs, %s max_qp %d)", strerror(errno),
+                 r->nqp, r->port.dev, r->dev_max_qp);
         return RC_NO_QP;
     }
     r->max_inline = ia.cap.max_inline_data;

@@ -220,10 +220,10 @@ static int refuse(rc_net_t *r, int peer, int no, const char *why)
     }
     p->no_why = r->c->cfg.net == CFG_NET_RC ? no : RC_NO_UD;
     hs_send(r, peer, RC_HS_NAK, (uint32_t)p->no_why);
+    /* the cause first: rc_peer_fail's line is bounded */
     char text[224];
-    snprintf(text, sizeof text, "no RC connection possible (%s); %s", why,
-             r->c->cfg.net == CFG_NET_RC ? "VCOLL_NET=rc cannot fall back to UD, "
-             "VCOLL_NET=auto would" : "and no UD transport to fall back to");
+    snprintf(text, sizeof text, "no RC QP (%s): %s", r->c->cfg.net == CFG_NET_RC
+             ? "VCOLL_NET=rc, no fallback to UD" : "and no UD to fall back to", why);
     rc_peer_fail(r, peer, "connect", NULL, text);
     return VC_ERR_PEER_FAILED;
 }
