@@ -370,9 +370,13 @@ static int still_waiting(rc_net_t *r, int peer, double t)
     const struct vc_ctx *c = r->c;
     double limit = c->cfg.peer_timeout > 0 ? c->cfg.peer_timeout : HS_NO_DETECTOR_S;
     char why[160] = "";
+    int verdict = 0;
     if (net_pid_gone(p->pid))
         snprintf(why, sizeof why, "its process is gone");
-    else if (c->hb && net_hb_dead(c->hb, peer))
+    else if ((verdict = c->hb ? net_hb_dead(c->hb, peer) : 0) == NET_HB_DOWN)
+        snprintf(why, sizeof why, "no answer to the connection request, and it gave "
+                 "up on rank %d", r->me);
+    else if (verdict)
         snprintf(why, sizeof why, "no answer to the connection request, and no "
                  "heartbeat for %.1f s (VCOLL_PEER_TIMEOUT)", net_hb_timeout(c->hb));
     else if (!c->hb && t - p->t_start > limit)
