@@ -21,6 +21,7 @@ static struct {
     boot_kv_t *local;
     volatile int fence_state;   /* boot_fence_begin: 0 pending, 1 done, <0 error */
     pmix_info_t fence_info;     /* must outlive PMIx_Fence_nb until its callback */
+    size_t put_bytes;     /* endpoint data this rank published (vcoll_scale) */
 } B;
 
 static const char *getenv_c(const char *n) { return getenv(n); }
@@ -311,8 +312,14 @@ int boot_init(boot_info_t *info)
     return load_nodemap(info);
 }
 
+size_t boot_put_bytes(void)
+{
+    return B.put_bytes;
+}
+
 int boot_put(const char *key, const void *data, size_t len)
 {
+    B.put_bytes += strlen(key) + len;
     if (boot_exch_armed())
         return boot_exch_put(key, data, len);
     if (B.singleton)
