@@ -83,6 +83,13 @@ int net_verbs_grh_from(const void *grh, const uint8_t gid[16]);
  * RC and UD use the same so the eager limit means the same on both. */
 size_t net_verbs_max_packet(size_t eager_limit);
 
+/* async.c: the device's asynchronous events. net_vport_open makes the event
+ * fd non-blocking; drain logs what is queued (QP events name the peer through
+ * qp_peer when given) and returns how many there were. */
+int net_verbs_async_nonblock(struct ibv_context *ctx);
+int net_verbs_async_drain(struct ibv_context *ctx, const char *tag, int me,
+                          int (*qp_peer)(const void *arg, uint32_t qpn), const void *arg);
+
 const char *net_vdev_gid_type_str(int type);
 const char *net_vdev_link_layer_str(int ll);
 int net_vdev_mtu_bytes(enum ibv_mtu m);

@@ -95,6 +95,10 @@ int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context 
         LOG_ERR("%s: cannot open %s: %s", tag, port->dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
+    /* drained when a completion fails, never waited on */
+    if (net_verbs_async_nonblock(*out))
+        LOG_WARN("%s: %s: async events cannot be made non-blocking; they will not be "
+                 "logged", tag, port->dev);
     return VC_SUCCESS;
 }
 

@@ -76,9 +76,17 @@ int rc_slab_add(rc_net_t *r, int n)
     return VC_SUCCESS;
 }
 
+static int qp_peer(const void *arg, uint32_t qpn)
+{
+    return rc_qpn_lookup((const rc_net_t *)arg, qpn);
+}
+
 void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,
                   const char *text)
 {
+    /* a QP event the device queued may be the cause of this failure */
+    if (r->ctx)
+        net_verbs_async_drain(r->ctx, "rc", r->me, qp_peer, r);
     if (peer < 0 || peer >= r->size) {
         LOG_ERR("rc: rank %d: %s failed on an unknown QP: %s", r->me, op,
                 wc ? ibv_wc_status_str(wc->status) : text);

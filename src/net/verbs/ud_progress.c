@@ -67,11 +67,12 @@ static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
 {
     int idx = (int)(wc->wr_id & ~UD_RECV_WRID);
     if (wc->status != IBV_WC_SUCCESS) {
-        if (wc->status != IBV_WC_WR_FLUSH_ERR)
+        if (wc->status != IBV_WC_WR_FLUSH_ERR) {
+            net_verbs_async_drain(u->ctx, "ud", u->me, NULL, NULL);
             LOG_ERR("ud: rank %d: receive completion failed: %s (status %d, vendor error "
                     "0x%x) on %s:%d", u->me, ibv_wc_status_str(wc->status),
                     (int)wc->status, wc->vendor_err, u->port.dev, u->port.port);
-        else
+        } else
             return;     /* QP being torn down: nothing to repost */
         goto repost;
     }
@@ -222,6 +223,7 @@ int ud_progress(net_t *n)
     struct ibv_wc wc[UD_POLL_BATCH];
     int ne = ibv_poll_cq(u->cq, UD_POLL_BATCH, wc);
     if (ne < 0) {
+        net_verbs_async_drain(u->ctx, "ud", u->me, NULL, NULL);
         LOG_ERR("ud: rank %d: ibv_poll_cq failed (%d)", u->me, ne);
         u->in_progress = 0;
         return -VC_ERR_TRANSPORT;
