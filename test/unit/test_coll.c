@@ -647,11 +647,12 @@ static void test_select(void)
                     CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
                 }
     /* names and builders line up */
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 6);
+    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 7);
     CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[3], "ring");
     CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[5], "hier");
     CU_ASSERT_STRING_EQUAL(cfg_barrier_algs[1], "dissemination");
-    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[6]);
+    CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[6], "shm");
+    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[7]);
     /* np=2 small allreduce is one exchange: recursive doubling */
     CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 2, 8, 2, 0, 0), 1);
     CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 8, 8, 2, 1, 0), 4);
