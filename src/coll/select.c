@@ -233,6 +233,32 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
  * larger communicators apply only when the node is oversubscribed. */
 #define SEG_NP2_MAX        (64u << 10)
 #define SEG_OVERSUB_TOTAL  (2u << 20)
+/*
+ * Reduce and allreduce through a segment (shm_reduce.c), medians of 3,
+ * vcoll_osu_*, float, us, box loaded to 10-22 on its 2 cores (so only
+ * ratios of 2 or more count):
+ *   allreduce np=2  8B..4K shm 10-43 vs recursive doubling 0.4-23;
+ *     32K-256K 316-1676 vs 133-823; 512K 1699 vs 2067; 1M 3354 vs 4429.
+ *   reduce np=2: shm behind binomial at every size (1M 3806 vs 2535).
+ *     At np=2 messages need one exchange (allreduce) or one send
+ *     (reduce); the segment needs two waits on the other rank per window,
+ *     each a scheduler turn when the cores are shared.
+ *   allreduce np=8 (4x oversubscribed): 8-64B shm 50-67 vs linear 12-16;
+ *     128B-4K 20-25 vs linear 13-26, rec.doubling 37-92; 16K 99 vs
+ *     rabenseifner 93, linear 51; 128K 222 vs 370 / 240; 256K 306 vs 642
+ *     / 466; 512K 1075 vs 1293 / 977; 1M 3726 vs 2557 / 2183.
+ *   reduce np=8: up to 4K shm 9-10 vs binomial 3-5; 8K 12.5 vs 24;
+ *     64K 23 vs 58; 1M 371 vs 1014 (the root no longer receives and
+ *     reduces log2 p full vectors alone).
+ * With a core per rank (unmeasurable here) the waits cost no scheduler
+ * turn, and the cost model of doc/collectives.md decides: k ranks copy
+ * 2n and reduce n each, in 2 all-member waits per window, against
+ * log2 k rounds of n (recursive doubling, binomial reduce at the root)
+ * or 2 log2 k rounds moving 2n (Rabenseifner) -- so from 3 ranks up.
+ */
+#define SHM_RED_NP2_MIN        (512u << 10)
+#define SHM_RED_OVERSUB_MIN    (4u << 10)
+#define SHM_ALLRED_OVERSUB_MAX (512u << 10)
 
 int coll_select_shm(int kind, const struct coll_layout *L, size_t bytes, int oversub)
 {
@@ -253,7 +279,12 @@ int coll_select_shm(int kind, const struct coll_layout *L, size_t bytes, int ove
         return !oversub || bytes <= SEG_OVERSUB_TOTAL;
     case COLL_REDUCE:
     case COLL_ALLREDUCE:
-        return 1;
+        if (k == 2)     /* one exchange (or send) by messages */
+            return kind == COLL_ALLREDUCE && bytes >= SHM_RED_NP2_MIN;
+        if (!oversub)   /* a core per rank: 2 waits per window, no rounds */
+            return 1;
+        return bytes > SHM_RED_OVERSUB_MIN &&
+               (kind == COLL_REDUCE || bytes <= SHM_ALLRED_OVERSUB_MAX);
     }
     return 0;
 }
