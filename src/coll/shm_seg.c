@@ -1,6 +1,7 @@
 /*
- * shm_seg.c -- bcast and allgather through a shared segment, for a
- * communicator whose members all live on one node.
+ * shm_seg.c -- a communicator's shared segment (layout in shm_seg.h): its
+ * making under the node's VCOLL_SHM_COLL_MAX, bcast and allgather streams
+ * through it, and the flag barrier. Reductions are in shm_reduce.c.
  *
  * Why: on a node, large bcasts and allgathers are memory-bandwidth bound.
  * A binomial tree moves each byte log2 p times and a ring p-1 times,
@@ -22,13 +23,13 @@
  * bcast = the root streams, all others read; allgather = every member
  * streams its block and reads everyone else's.
  *
- * Memory: DEPTH * chunk bytes per member plus one cache line per (reader,
- * writer) pair; chunk shrinks as members grow so a communicator's segment
- * stays near SEG_BUDGET (coll_shmseg_bytes; vcoll_info prints it).
+ * Memory: DEPTH * chunk bytes per member plus one cache line per counter;
+ * chunk shrinks as members grow so a communicator's segment stays near
+ * SEG_BUDGET (coll_shmseg_bytes; vcoll_info prints it).
  *
  * Waits go through vc_wait_step, so a dead member is reported as
- * VC_ERR_PEER_FAILED instead of a hang. Used only when the algorithm is
- * left on auto (api.c).
+ * VC_ERR_PEER_FAILED instead of a hang. Which calls come here is decided
+ * in shm_node.c (the "shm" algorithms, auto or forced).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
