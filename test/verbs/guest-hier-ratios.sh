@@ -3,9 +3,10 @@
 # the five collectives on emulated nodes 2x2 (ranks round-robin over the
 # nodes) and 2x3 (in blocks), with leaders over rc (auto) and over ud
 # (VCOLL_RC_MAX_PEERS=0), each forced to its flat algorithm, to hier and to
-# shm (not allgather: its shm form is one node only), interleaved, REPS
-# runs each (default 3). Writes OUTDIR/<layout>.<net>.<coll>.<alg>.<rep>
-# ("size us" lines); contrib/hier-ratios.sh makes the table on the host.
+# shm (allgather's shm is hier over several nodes), interleaved in one job
+# (test/mp/mp_alg_bench.c), REPS runs each (default 3). Writes
+# OUTDIR/<layout>.<net>.txt ("coll alg size rep us" lines);
+# contrib/hier-ratios.sh makes the table on the host.
 # First checks mp_shmcoll with shm forced on both layouts and nets.
 set -uo pipefail
 B=${1:?usage: $0 BUILD_DIR OUTDIR [REPS]}; OUT=${2:?}; REPS=${3:-3}
@@ -13,8 +14,6 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 EN=$SRC/contrib/vm/emulated-nodes.sh
 export TMPDIR=/run
 mkdir -p "$OUT"
-declare -A FLAT=([barrier]=dissemination [bcast]=binomial [reduce]=binomial
-                 [allreduce]=recursive_doubling [allgather]=ring)
 run() {  # layout net cmd...
   local layout=$1 net=$2; shift 2
   local m=(); [[ $layout == 2+2 ]] && m=(--map-by node)
@@ -34,21 +33,12 @@ for layout in 2+2 3+3; do
     fi
   done
 done
-for rep in $(seq "$REPS"); do
-  for layout in 2+2 3+3; do
-    for net in rc ud; do
-      for coll in barrier bcast reduce allreduce allgather; do
-        algs="${FLAT[$coll]} hier shm"; [[ $coll == allgather ]] && algs="${FLAT[$coll]} hier"
-        for alg in $algs; do
-          var=VCOLL_${coll^^}_ALG
-          sz=(-m 8:65536); [[ $coll == barrier ]] && sz=()
-          run "$layout" "$net" -x "$var=$alg" "$B/src/tools/osu/vcoll_osu_$coll" \
-            "${sz[@]}" -i 20 -x 3 2>/dev/null | awk '/^[0-9]/{print $1, $2}' \
-            > "$OUT/$layout.$net.$coll.$alg.$rep"
-        done
-      done
-    done
+# one job per layout and net: mp_alg_bench interleaves flat, hier and shm
+for layout in 2+2 3+3; do
+  for net in rc ud; do
+    run "$layout" "$net" "$B/test/mp/mp_alg_bench" 10 "$REPS" 8 1024 16384 65536 \
+      > "$OUT/$layout.$net.txt" 2> "$OUT/$layout.$net.err" || fails=$((fails + 1))
+    echo "timed $layout $net $(date +%T): $(wc -l < "$OUT/$layout.$net.txt") lines"
   done
-  echo "rep $rep done $(date +%T)"
 done
 exit $((fails > 0))
