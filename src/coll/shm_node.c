@@ -183,7 +183,7 @@ static int run_reduce(shm_call_t *c, int tag)
     if (me_root)
         part = c->rbuf;
     else if (c->h.is_head && c->h.nlocal > 1 && n && !(part = malloc(n)))
-        return VC_ERR_NOMEM;    /* fails my node's phase: the others see it */
+        return VC_ERR_NOMEM;    /* like a schedule whose scratch cannot be had */
     rc = node_reduce(c, part, c->h.head_local);
     if (!rc && c->h.is_head) {
         const void *src = me_root ? NULL : part ? part : c->in;
