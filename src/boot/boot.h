@@ -45,8 +45,16 @@ void boot_kv_free(boot_kv_t **head);
 int boot_init(boot_info_t *info);
 /* publish my value for key (visible to everyone after boot_fence(1)) */
 int boot_put(const char *key, const void *data, size_t len);
+/* key + value bytes this rank has boot_put() so far (what it costs the
+   job's key-value store: the scaling benchmark reports it) */
+size_t boot_put_bytes(void);
 /* collect_data: 1 = make put values available; 0 = just a barrier */
 int boot_fence(int collect_data);
+/* the same barrier (no data) waited on by polling, so the caller can keep
+   progressing and watching peers meanwhile: boot_fence_poll() is 0 while
+   pending, 1 when done, a VC_ERR_* when it failed */
+int boot_fence_begin(void);
+int boot_fence_poll(void);
 /* fetch rank's value for key into buf (*len in: capacity, out: actual) */
 int boot_get(int rank, const char *key, void *buf, size_t *len);
 /* end the whole job (PMIx_Abort); never returns */

@@ -19,6 +19,9 @@ static struct {
     int pmix_up;          /* PMIx_Init succeeded with a server */
     int singleton;
     boot_kv_t *local;
+    volatile int fence_state;   /* boot_fence_begin: 0 pending, 1 done, <0 error */
+    pmix_info_t fence_info;     /* must outlive PMIx_Fence_nb until its callback */
+    size_t put_bytes;     /* endpoint data this rank published (vcoll_scale) */
 } B;
 
 static const char *getenv_c(const char *n) { return getenv(n); }
@@ -309,8 +312,14 @@ int boot_init(boot_info_t *info)
     return load_nodemap(info);
 }
 
+size_t boot_put_bytes(void)
+{
+    return B.put_bytes;
+}
+
 int boot_put(const char *key, const void *data, size_t len)
 {
+    B.put_bytes += strlen(key) + len;
     if (boot_exch_armed())
         return boot_exch_put(key, data, len);
     if (B.singleton)
@@ -352,6 +361,39 @@ int boot_fence(int collect_data)
         return VC_ERR_BOOTSTRAP;
     }
     return VC_SUCCESS;
+}
+
+static void fence_done(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    __atomic_store_n(&B.fence_state, status == PMIX_SUCCESS ? 1 : VC_ERR_BOOTSTRAP,
+                     __ATOMIC_RELEASE);
+}
+
+int boot_fence_begin(void)
+{
+    if (boot_exch_armed() || B.singleton || !B.pmix_up) {
+        int rc = boot_fence(0);
+        B.fence_state = rc ? rc : 1;
+        return rc;
+    }
+    bool no = false;
+    PMIX_INFO_LOAD(&B.fence_info, PMIX_COLLECT_DATA, &no, PMIX_BOOL);
+    pmix_proc_t wild;
+    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    B.fence_state = 0;
+    pmix_status_t rc = PMIx_Fence_nb(&wild, 1, &B.fence_info, 1, fence_done, NULL);
+    if (rc != PMIX_SUCCESS) {
+        LOG_ERR("PMIx_Fence_nb failed: %s", PMIx_Error_string(rc));
+        B.fence_state = VC_ERR_BOOTSTRAP;
+        return VC_ERR_BOOTSTRAP;
+    }
+    return VC_SUCCESS;
+}
+
+int boot_fence_poll(void)
+{
+    return __atomic_load_n(&B.fence_state, __ATOMIC_ACQUIRE);
 }
 
 int boot_get(int rank, const char *key, void *buf, size_t *len)

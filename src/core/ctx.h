@@ -57,6 +57,10 @@ struct vc_ctx {
     unsigned lock_depth;
     unsigned lock_waiters;   /* threads blocked on `lock` (atomic) */
     unsigned lock_handoffs;  /* contended acquisitions so far (atomic) */
+    /* some node runs more ranks than it has cores: the same on every rank
+       (from the endpoint fence's data, lifecycle/init.c), read by the
+       collective algorithm choice */
+    int any_node_oversub;
 };
 
 extern struct vc_ctx vc_ctx;

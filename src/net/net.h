@@ -140,13 +140,30 @@ int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
 typedef struct net_hb net_hb_t;
 int net_hb_open(struct vc_ctx *c, net_hb_t **out);
 void net_hb_watch(net_hb_t *h, int peer);          /* keep pinging it for a while */
-int net_hb_dead(net_hb_t *h, int peer);            /* 1: silent past the timeout */
+/* net_hb_dead: 0 alive or unknown; NET_HB_SILENT: no heartbeat for the
+   timeout; NET_HB_DOWN: it told us it gave up on this rank */
+enum { NET_HB_SILENT = 1, NET_HB_DOWN = 2 };
+int net_hb_dead(net_hb_t *h, int peer);
+void net_hb_broken(net_hb_t *h, int peer);         /* we gave up on it: tell it */
 int net_hb_heard_within(net_hb_t *h, int peer, double secs);
 double net_hb_timeout(const net_hb_t *h);
 void net_hb_close(net_hb_t *h);
 /* the per-job Q_Key of every UD QP (a hash of the job id): datagrams of
  * another job on the same fabric are dropped by the HCA */
 uint32_t net_verbs_qkey(const struct vc_ctx *c);
+
+/* What the verbs transports hold now (src/net/verbs/usage.c), for the
+ * scaling benchmark and the on-demand tests. */
+typedef struct net_usage {
+    int qps;                  /* every QP: RC per peer, wire-up, UD, heartbeat */
+    int rc_qps;               /* RC QPs made for peers */
+    int rc_up;                /* ... of which connected and usable */
+    int ud_peers;             /* peers UD has an address handle for */
+    int rc_to_ud;             /* peers RC could make no QP for, served by UD */
+    size_t reg_bytes;         /* memory registered (pinned) for the data path */
+    size_t rx_bytes;          /* ... of which receive buffers */
+} net_usage_t;
+void net_usage(const struct vc_ctx *c, net_usage_t *u);
 
 /* verbs UD with software reliability (src/net/verbs): see verbs/ud.h.
  * Peers are connected lazily, on the first packet to or from them. */

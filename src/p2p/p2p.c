@@ -322,6 +322,9 @@ void p2p_on_peer_failed(void *arg, int peer, const char *why)
         snprintf(c->dead_why, sizeof c->dead_why, "%s", why);
     }
     LOG_ERR("rank %d failed: %s", peer, why);
+    /* whatever made us give up, the peer must learn it: it may be alive and
+       waiting for a message we will now never send */
+    net_hb_broken(c->hb, peer);
 }
 
 int p2p_comm_has_dead(const struct vc_comm *comm)

@@ -52,7 +52,13 @@ typedef struct hb_blob {
     uint8_t  gid[16];
 } hb_blob_t;
 
-enum { HB_PING = 1, HB_PONG = 2 };
+/* DOWN: "I have given up on you" -- sent by a rank whose connection to
+   the receiver failed (or that declared it dead), in answer to its PINGs and
+   a few times unasked. Without it a one-sided failure hangs the other side:
+   an RC QP can go to error on one end only (a retry timeout under load), and
+   the rank that only waits to receive keeps hearing PONGs from a live peer
+   that will never send. */
+enum { HB_PING = 1, HB_PONG = 2, HB_DOWN = 3 };
 
 typedef struct hb_pkt {
     uint32_t magic;
@@ -77,6 +83,8 @@ typedef struct hb_peer {
     uint64_t pinged;          /* ns: last PING (detector only) */
     struct ibv_ah *reply_ah;  /* detector only: from its PINGs' completions */
     uint32_t reply_qpn;
+    int broken;               /* we gave up on it: answer DOWN, not PONG */
+    int down;                 /* DEAD because it sent us DOWN */
 } hb_peer_t;
 
 struct net_hb {
@@ -103,7 +111,7 @@ struct net_hb {
     pthread_t thread;
     int running, stop;
     char dead_why[200];       /* text of the latest verdict */
-    uint64_t n_ping, n_pong, n_bad;
+    uint64_t n_ping, n_pong, n_bad, n_down;
 };
 
 /* hb_thread.c */

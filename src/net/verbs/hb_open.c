@@ -27,35 +27,10 @@ static int make_qp(struct net_hb *h)
     int fl = fcntl(h->ch->fd, F_GETFL);
     if (fl < 0 || fcntl(h->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0)
         return VC_ERR_TRANSPORT;
-    struct ibv_qp_init_attr ia;
-    memset(&ia, 0, sizeof ia);
-    ia.send_cq = h->cq;
-    ia.recv_cq = h->cq;
-    ia.qp_type = IBV_QPT_UD;
-    ia.sq_sig_all = 1;
-    ia.cap.max_send_wr = HB_TX;
-    ia.cap.max_recv_wr = HB_RX;
-    ia.cap.max_send_sge = 1;
-    ia.cap.max_recv_sge = 1;
-    if (!(h->qp = ibv_create_qp(h->pd, &ia))) {
-        LOG_ERR("hb: ibv_create_qp(UD) on %s: %s", h->port.dev, strerror(errno));
+    if (!(h->qp = net_verbs_ud_qp(h->pd, h->cq, h->port.port, h->qkey, HB_TX, HB_RX, NULL))) {
+        LOG_ERR("hb: UD QP on %s:%d: %s", h->port.dev, h->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_attr a;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = (uint8_t)h->port.port;
-    a.qkey = h->qkey;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-        goto bad;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE))
-        goto bad;
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-        goto bad;
     h->rx_stride = (HB_GRH + sizeof(hb_pkt_t) + 63) & ~(size_t)63;
     size_t bytes = h->rx_stride * (HB_RX + HB_TX);
     if (!(h->buf = calloc(1, bytes)))
@@ -69,10 +44,6 @@ static int make_qp(struct net_hb *h)
             return VC_ERR_TRANSPORT;
     h->tx_free = HB_TX;
     return VC_SUCCESS;
-bad:
-    LOG_ERR("hb: bringing the UD QP up on %s:%d: %s", h->port.dev, h->port.port,
-            strerror(errno));
-    return VC_ERR_TRANSPORT;
 }
 
 int net_hb_open(struct vc_ctx *c, net_hb_t **out)
@@ -206,9 +177,24 @@ int net_hb_dead(net_hb_t *h, int peer)
     if (!h || peer < 0 || peer >= h->size)
         return 0;
     pthread_mutex_lock(&h->lock);
-    int dead = h->peer[peer] && h->peer[peer]->state == HB_P_DEAD;
+    hb_peer_t *p = h->peer[peer];
+    int dead = p && p->state == HB_P_DEAD ? (p->down ? NET_HB_DOWN : NET_HB_SILENT) : 0;
     pthread_mutex_unlock(&h->lock);
     return dead;
+}
+
+void net_hb_broken(net_hb_t *h, int peer)
+{
+    if (!h || peer < 0 || peer >= h->size || peer == h->me)
+        return;
+    pthread_mutex_lock(&h->lock);
+    hb_peer_t *p = peer_get(h, peer);
+    if (p)
+        p->broken = 1;
+    pthread_mutex_unlock(&h->lock);
+    /* watching a broken peer sends it DOWN instead of PING for a while
+       (hb_thread.c), so it learns even when it never pings us */
+    net_hb_watch(h, peer);
 }
 
 int net_hb_heard_within(net_hb_t *h, int peer, double secs)
@@ -236,8 +222,9 @@ void net_hb_close(net_hb_t *h)
     if (h->running) {
         __atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
         pthread_join(h->thread, NULL);
-        LOG_DEBUG("hb: %llu pings sent, %llu pongs heard, %llu datagrams dropped",
-                  (unsigned long long)h->n_ping, (unsigned long long)h->n_pong,
+        LOG_DEBUG("hb: %llu pings sent, %llu pongs heard, %llu downs heard, %llu "
+                  "datagrams dropped", (unsigned long long)h->n_ping,
+                  (unsigned long long)h->n_pong, (unsigned long long)h->n_down,
                   (unsigned long long)h->n_bad);
     }
     if (h->qp)
