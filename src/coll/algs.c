@@ -8,14 +8,19 @@
 #include "core/config.h"
 #include "sched.h"
 
-const char *const cfg_barrier_algs[] = {"auto", "dissemination", "linear", "hier", NULL};
+/* "shm" (shm_node.c) runs blocking calls through shared segments; where
+   none can be used (non-blocking calls, the unit simulator, a node
+   without one) it is hier's schedule, so its builder is hier's */
+const char *const cfg_barrier_algs[] = {"auto", "dissemination", "linear", "hier", "shm",
+                                        NULL};
 const char *const cfg_bcast_algs[] = {"auto", "binomial", "scatter_allgather", "hier",
-                                      NULL};
-const char *const cfg_reduce_algs[] = {"auto", "binomial", "rsag", "hier", NULL};
+                                      "shm", NULL};
+const char *const cfg_reduce_algs[] = {"auto", "binomial", "rsag", "hier", "shm", NULL};
 const char *const cfg_allreduce_algs[] = {"auto", "recursive_doubling",
-                                          "rabenseifner", "ring", "linear", "hier", NULL};
-const char *const cfg_allgather_algs[] = {"auto", "ring", "recursive_doubling", "hier",
+                                          "rabenseifner", "ring", "linear", "hier", "shm",
                                           NULL};
+const char *const cfg_allgather_algs[] = {"auto", "ring", "recursive_doubling", "hier",
+                                          "shm", NULL};
 const char *const cfg_gather_algs[] = {"auto", "binomial", "linear", NULL};
 const char *const cfg_gatherv_algs[] = {"auto", "linear", NULL};
 const char *const cfg_scatter_algs[] = {"auto", "binomial", "linear", NULL};
@@ -32,18 +37,21 @@ const char *const cfg_scan_algs[] = {"auto", "recursive_doubling", NULL};
 const char *const cfg_exscan_algs[] = {"auto", "recursive_doubling", NULL};
 
 static const coll_build_fn barrier_b[] = {NULL, coll_barrier_dissemination,
-                                          coll_barrier_linear, coll_barrier_hier};
+                                          coll_barrier_linear, coll_barrier_hier,
+                                          coll_barrier_hier};
 static const coll_build_fn bcast_b[] = {NULL, coll_bcast_binomial,
-                                        coll_bcast_scatter_allgather, coll_bcast_hier};
+                                        coll_bcast_scatter_allgather, coll_bcast_hier,
+                                        coll_bcast_hier};
 static const coll_build_fn reduce_b[] = {NULL, coll_reduce_binomial, coll_reduce_rsag,
-                                         coll_reduce_hier};
+                                         coll_reduce_hier, coll_reduce_hier};
 static const coll_build_fn allreduce_b[] = {NULL, coll_allreduce_recursive_doubling,
                                             coll_allreduce_rabenseifner,
                                             coll_allreduce_ring,
-                                            coll_allreduce_linear, coll_allreduce_hier};
+                                            coll_allreduce_linear, coll_allreduce_hier,
+                                            coll_allreduce_hier};
 static const coll_build_fn allgather_b[] = {NULL, coll_allgather_ring,
                                             coll_allgather_recursive_doubling,
-                                            coll_allgather_hier};
+                                            coll_allgather_hier, coll_allgather_hier};
 static const coll_build_fn gather_b[] = {NULL, coll_gather_binomial, coll_gather_linear};
 static const coll_build_fn gatherv_b[] = {NULL, coll_gatherv_linear};
 static const coll_build_fn scatter_b[] = {NULL, coll_scatter_binomial, coll_scatter_linear};
@@ -80,7 +88,7 @@ const char *const *const coll_alg_names[COLL_NKINDS] = {
     [COLL_SCAN] = cfg_scan_algs, [COLL_EXSCAN] = cfg_exscan_algs,
 };
 
-/* "hier" (the two-level algorithms) where a collective has one, else 0 */
+/* the index of a named algorithm ("hier", "shm") where a collective has it, else 0 */
 int coll_alg_index(int kind, const char *name)
 {
     for (int i = 1; i < coll_nalgs(kind); i++)

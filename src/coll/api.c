@@ -11,8 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "coll.h"
-#include "layout.h"
+#include "comm_priv.h"
 #include "core/ctx.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
@@ -20,27 +19,6 @@
 #include "core/ops.h"
 
 #define SCRATCH_KEEP_MAX (4u << 20)   /* larger scratch is freed after use */
-
-typedef struct coll_cache {
-    int valid, alg, dt, op, root, inplace;
-    size_t count;
-    coll_sched_t s;
-} coll_cache_t;
-
-typedef struct coll_comm {
-    coll_cache_t cache[COLL_NKINDS];
-    void *scratch;
-    size_t scratch_len;
-    /* world only: every communicator made by dup/split (freed ones stay as
-       tombstones so a stale handle reads COMM_FREED, not freed memory) */
-    struct vc_comm **made;
-    int nmade, capmade;
-    int oversub;        /* some node has more ranks than cores (agreed) */
-    uint64_t shm_seq;   /* calls of the shared-memory flag variants */
-    coll_layout_t layout;   /* which members share a node (hier algorithms) */
-    struct coll_shmseg *seg;    /* shared-segment bcast/allgather (shm_seg.c) */
-    int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */
-} coll_comm_t;
 
 /* state only, no communication (also the lazy path if core never called
    coll_comm_init); the layout comes from the job-wide node map, which every
@@ -66,6 +44,11 @@ static coll_comm_t *priv_alloc(struct vc_comm *c)
     return cc;
 }
 
+coll_comm_t *coll_priv(struct vc_comm *c)
+{
+    return c->coll_priv ? c->coll_priv : priv_alloc(c);
+}
+
 int coll_comm_init(struct vc_comm *c)
 {
     coll_comm_t *cc = priv_alloc(c);
@@ -79,11 +62,24 @@ int coll_comm_init(struct vc_comm *c)
     return VC_SUCCESS;
 }
 
+/* a communicator's own node communicator goes with it (its memory stays
+   in the world's list until vc_finalize, like any freed communicator) */
+static void priv_free(struct vc_comm *c);
+static void node_release(coll_comm_t *cc, struct vc_comm *c)
+{
+    if (cc->node && cc->node != c) {
+        cc->node->magic = COMM_FREED;
+        priv_free(cc->node);
+    }
+    cc->node = NULL;
+}
+
 static void priv_free(struct vc_comm *c)
 {
     coll_comm_t *cc = c->coll_priv;
     if (!cc)
         return;
+    node_release(cc, c);
     for (int k = 0; k < COLL_NKINDS; k++)
         sched_free(&cc->cache[k].s);
     free(cc->scratch);
@@ -98,6 +94,8 @@ void coll_comm_fini(struct vc_comm *c)
 {
     coll_comm_t *cc = c->coll_priv;
     if (cc && c == VC_COMM_WORLD) {
+        /* the world's node communicator is in the list freed below */
+        node_release(cc, c);
         for (int i = 0; i < cc->nmade; i++) {
             struct vc_comm *m = cc->made[i];
             priv_free(m);
@@ -139,7 +137,12 @@ static const char *const kind_names[COLL_NKINDS] = {
     "scatter", "scatterv", "allgatherv", "alltoall", "alltoallv",
     "reduce_scatter_block", "reduce_scatter", "scan", "exscan"};
 
-static int cfg_alg(int kind)
+const char *coll_kind_name(int kind)
+{
+    return kind >= 0 && kind < COLL_NKINDS ? kind_names[kind] : "?";
+}
+
+int coll_cfg_alg(int kind)
 {
     const vc_config_t *cfg = &vc_ctx.cfg;
     int a = 0;
@@ -178,7 +181,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     /* scatter(v)'s root says "in place" with rbuf; everyone else with sbuf */
     int inplace = sbuf == VC_IN_PLACE || rbuf == VC_IN_PLACE;
     size_t esize = dtype_size(dt);
-    int alg = cfg_alg(kind);
+    int alg = coll_cfg_alg(kind);
     vc_user_fn *ufn = NULL;
     int commutative = 1;
     coll_args_t a;
@@ -203,8 +206,8 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
        wrong answer: auto picks a rank-ordered one instead */
     if (!commutative && !coll_rank_ordered(kind, alg))
         alg = 0;
-    coll_comm_t *cc = comm->coll_priv;
-    if (!cc && !(cc = priv_alloc(comm)))
+    coll_comm_t *cc = coll_priv(comm);
+    if (!cc)
         return VC_ERR_NOMEM;
     if (!alg && coll_select_hier(kind, &cc->layout, sel_count * esize, !commutative))
         alg = coll_alg_index(kind, "hier");
@@ -353,33 +356,9 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
 /* the flag variants apply only when the user left the algorithm on auto */
 static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
 {
-    if (cfg_alg(kind) || !comm->coll_priv || !coll_shm_eligible(comm, bytes))
+    if (coll_cfg_alg(kind) || !comm->coll_priv || !coll_shm_eligible(comm, bytes))
         return NULL;
     return comm->coll_priv;
-}
-
-/* The shared-segment bcast/allgather, when the algorithm is on auto and
- * the call is one it pays for (shm_seg.c); the segment is made on the
- * first such call, which every member makes. */
-static int seg_try(struct vc_comm *comm, int kind, const void *sbuf, void *rbuf,
-                   size_t bytes, int root, int *rc)
-{
-    coll_comm_t *cc = comm->coll_priv;
-    *rc = VC_SUCCESS;
-    if (cfg_alg(kind) || !cc || cc->seg_state < 0 ||
-        !coll_shmseg_pays(kind, comm->size, bytes, cc->oversub))
-        return 0;
-    if (!cc->seg_state) {
-        cc->seg_state = -1;
-        if (coll_shmseg_eligible(comm) && !(*rc = coll_shmseg_create(comm, &cc->seg)) &&
-            cc->seg)
-            cc->seg_state = 1;
-    }
-    if (*rc || !cc->seg)
-        return *rc != VC_SUCCESS;
-    *rc = kind == COLL_BCAST ? coll_shm_bcast(cc->seg, rbuf, bytes, root, comm->rank)
-                             : coll_shm_allgather(cc->seg, sbuf, rbuf, bytes, comm->rank);
-    return 1;
 }
 
 int vc_barrier(vc_comm_t comm)
@@ -391,6 +370,8 @@ int vc_barrier(vc_comm_t comm)
     coll_comm_t *cc = shm_variant(comm, COLL_BARRIER, 0);
     if (cc)
         return coll_shm_barrier(&cc->shm_seq);
+    if (coll_shm_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, &rc))
+        return rc;
     return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
 }
 
@@ -409,7 +390,7 @@ int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm
 {
     VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
-    if (rc || seg_try(comm, COLL_BCAST, NULL, buf, count * dtype_size(dtype), root, &rc))
+    if (rc || coll_shm_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, &rc))
         return rc;
     return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
 }
@@ -435,6 +416,9 @@ int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
         return rc;
     if (comm->rank == root && sbuf == rbuf)   /* same buffer: treat as in place */
         sbuf = VC_IN_PLACE;
+    if (coll_shm_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL, count, dtype,
+                     op, root, &rc))
+        return rc;
     return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
                     count, dtype, op, root, NULL);
 }
@@ -468,6 +452,8 @@ int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                       : shm_variant(comm, COLL_ALLREDUCE, count * dtype_size(dtype));
     if (cc)
         return coll_shm_allreduce(sbuf, rbuf, count, dtype, op, &cc->shm_seq);
+    if (coll_shm_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, &rc))
+        return rc;
     return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
 }
 
@@ -514,7 +500,7 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 {
     VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc || seg_try(comm, COLL_ALLGATHER, sbuf, rbuf, count * dtype_size(dtype), 0, &rc))
+    if (rc || coll_shm_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, &rc))
         return rc;
     return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }

@@ -25,20 +25,42 @@ int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt
                        vc_op_t op, uint64_t *seq);
 void coll_comm_fini(struct vc_comm *c);
 
-/* shared-segment bcast / allgather (shm_seg.c) for a communicator on one
- * node: eligible = all members share my node (same answer on all members);
+/* Shared-segment collectives (shm_seg.h) for a communicator on one node:
+ * eligible = all members share my node (same answer on all members);
  * create is collective over comm and gives *seg = NULL when any member
- * cannot map it, so all fall back alike. */
+ * cannot map it (or VCOLL_SHM_COLL_MAX would be passed), so all fall back
+ * alike. */
 struct coll_shmseg;
 int coll_shmseg_eligible(const struct vc_comm *comm);
 int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **seg);
 void coll_shmseg_free(struct coll_shmseg *seg);
-/* is the segment faster for this call (bytes: allgather per member)? */
-int coll_shmseg_pays(int kind, int p, size_t bytes, int oversub);
 size_t coll_shmseg_bytes(int p);    /* one communicator's segment, p members */
+size_t coll_shmseg_node_bytes(void);    /* all segments on my node now */
 int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me);
 int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk,
                        int me);
+int coll_shm_seg_barrier(struct coll_shmseg *g, int me);
+/* what a reduction combines with */
+typedef struct coll_redop {
+    vc_dtype_t dt;
+    vc_op_t op;
+    size_t esize;
+    vc_user_fn *ufn;    /* user op, or NULL */
+} coll_redop_t;
+/* reduce count elements of every member's in; out: where I want the
+   result (NULL: not me), so allreduce = every member passes one
+   (shm_reduce.c) */
+int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
+                    const coll_redop_t *o, int me);
+
+/* The "shm" algorithms (shm_node.c) for a blocking call: returns 1 when it
+ * ran the call (*rc its result), 0 when the call is to go on as a schedule
+ * (algorithm not shm, or no segment here; the same answer on every
+ * member). sbuf may be VC_IN_PLACE. */
+int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                 size_t count, vc_dtype_t dt, vc_op_t op, int root, int *rc);
+/* calls of kind on comm that went through a segment (tests) */
+uint64_t coll_shm_calls(struct vc_comm *comm, int kind);
 
 /* Run one collective of kind COLL_*; sbuf may be VC_IN_PLACE (already
  * validated). With req == NULL it blocks; otherwise it starts a

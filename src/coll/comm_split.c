@@ -25,12 +25,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "coll.h"
-#include "layout.h"
+#include "comm_priv.h"
 #include "core/ctx.h"
-
-int coll_comm_register(struct vc_comm *c);
-void coll_comm_release_cache(struct vc_comm *c);
 
 /* also used by comm_create_group.c; takes ownership of world on success */
 int coll_make_comm(uint32_t ctx, int rank, int size, int *world, struct vc_comm **out)
@@ -123,6 +119,27 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
         memcpy(world, comm->world, (size_t)comm->size * sizeof *world);
     }
     rc = coll_make_comm(ctx, comm->rank, comm->size, world, newcomm);
+    if (rc)
+        free(world);
+    return rc;
+}
+
+/* Like a split by node with key = rank, but from the layout every member
+   already holds: no allgather, only the context agreement. */
+int coll_comm_node(struct vc_comm *comm, const coll_layout_t *L, struct vc_comm **out)
+{
+    uint32_t ctx;
+    int rc = ctx_agree(comm, &ctx);
+    if (rc)
+        return rc;
+    int node = L->node[comm->rank], n = coll_layout_ppn(L, node);
+    const int *mates = &L->members[L->start[node]];
+    int *world = malloc((size_t)n * sizeof *world);
+    if (!world)
+        return VC_ERR_NOMEM;
+    for (int i = 0; i < n; i++)
+        world[i] = comm_world_rank(comm, mates[i]);
+    rc = coll_make_comm(ctx, L->local[comm->rank], n, world, out);
     if (rc)
         free(world);
     return rc;

@@ -42,25 +42,32 @@ void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
     }
     if (st->kind != STEP_REDUCE)
         return;
-    unsigned char *d = base[st->dbuf] + st->doff;
-    const unsigned char *a = base[st->abuf] + st->aoff, *b = base[st->bbuf] + st->boff;
-    size_t n = st->bytes / s->esize;
-    if (!s->ufn) {
-        dtype_reduce3(d, a, b, n, s->dt, s->op);
+    coll_reduce_kernel(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff,
+                       base[st->bbuf] + st->boff, st->bytes / s->esize, s->dt, s->op,
+                       s->esize, s->ufn);
+}
+
+void coll_reduce_kernel(void *dst, const void *ap, const void *bp, size_t n, vc_dtype_t dt,
+                        vc_op_t op, size_t esize, vc_user_fn *ufn)
+{
+    unsigned char *d = dst;
+    const unsigned char *a = ap, *b = bp;
+    if (!ufn) {
+        dtype_reduce3(d, a, b, n, dt, op);
         return;
     }
     /* user fn(in, inout) computes inout = in op inout, so d = a op b is
        fn(a, copy of b); the bounce buffer makes any aliasing of d with a
        or b safe */
     unsigned char bounce[4096] __attribute__((aligned(16)));
-    size_t per = sizeof bounce / s->esize;
+    size_t per = sizeof bounce / esize;
     if (!per)
         per = 1;    /* cannot happen: the largest element is 16 bytes */
     for (size_t i = 0; i < n; i += per) {
-        size_t k = n - i < per ? n - i : per, off = i * s->esize;
-        memcpy(bounce, b + off, k * s->esize);
-        s->ufn(a + off, bounce, k, s->dt);
-        memcpy(d + off, bounce, k * s->esize);
+        size_t k = n - i < per ? n - i : per, off = i * esize;
+        memcpy(bounce, b + off, k * esize);
+        ufn(a + off, bounce, k, dt);
+        memcpy(d + off, bounce, k * esize);
     }
 }
 

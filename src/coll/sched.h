@@ -139,6 +139,9 @@ void coll_args_vec(coll_args_t *a, int kind, const size_t *counts,
    simulator share it, so user ops and built-ins behave the same in both) */
 void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
                       unsigned char *const *base);
+/* dst = a op b over n elements, op built in or the user function ufn */
+void coll_reduce_kernel(void *dst, const void *a, const void *b, size_t n, vc_dtype_t dt,
+                        vc_op_t op, size_t esize, vc_user_fn *ufn);
 /* where this rank's input is: SBUF at 0, or RBUF at in_off when in place */
 void coll_input(const coll_args_t *a, int *buf, size_t *off);
 /* balanced split of count elements into n blocks: first element and count
@@ -241,5 +244,8 @@ int coll_rank_ordered(int kind, int alg);
  * phases of a two-level schedule use. */
 struct coll_layout;
 int coll_select_hier(int kind, const struct coll_layout *L, size_t bytes, int noncomm);
+/* Should auto use "shm" (node phases through shared segments) for a
+ * blocking call? Asked before coll_select_hier. */
+int coll_select_shm(int kind, const struct coll_layout *L, size_t bytes, int oversub);
 
 #endif

@@ -142,8 +142,10 @@ int coll_rank_ordered(int kind, int alg)
 {
     switch (kind) {
     /* hier builds flat binomial / recursive doubling for such ops */
-    case COLL_REDUCE: return alg == 1 || alg == 3;      /* binomial, hier */
-    case COLL_ALLREDUCE: return alg == 1 || alg == 4 || alg == 5; /* rd, linear, hier */
+    /* shm: its segment reductions are rank-ordered, its two-level form is
+       used for such ops only on blocked layouts (shm_node.c) */
+    case COLL_REDUCE: return alg == 1 || alg >= 3;      /* binomial, hier, shm */
+    case COLL_ALLREDUCE: return alg == 1 || alg >= 4;   /* rd, linear, hier, shm */
     case COLL_REDUCE_SCATTER_BLOCK:
     case COLL_REDUCE_SCATTER: return alg == 2;          /* pairwise */
     }
@@ -213,6 +215,80 @@ int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
     }
     return 1;   /* alltoallv, scan, exscan: one algorithm each */
 }
+
+/* "shm" (shm_node.c), by ranks per node k and bytes n. Bcast and
+ * allgather through a segment, measured (vcoll_osu_*, 2-core box under load 10-20, so only large
+ * ratios count; us, segment vs messages):
+ *   bcast np=2: 1 KiB 0.17 vs 1.2, 8 KiB 5.7 vs 9.3, 64 KiB 36 vs 61,
+ *     128 KiB 127 vs 74, 1 MiB 1240 vs 645: past 64 KiB one CMA copy from
+ *     the root beats copy-in plus copy-out on two ranks.
+ *   bcast np=8 (4x oversubscribed): 2-16 KiB 9-14 vs 50-70, 512 KiB 426
+ *     vs 1025, 1 MiB about even.
+ *   allgather np=2: 8 B 0.16 vs 3.3, 32 KiB 12 vs 28, 128 KiB 114 vs 96,
+ *     512 KiB 1258 vs 366 (same reason as bcast).
+ *   allgather np=8: up to 32 KiB per rank 65-300 vs 240-1700; from 256
+ *     KiB per rank every slot handoff waits for the scheduler to run all
+ *     7 readers, and it falls behind.
+ * With a core per rank the readers drain in parallel, so the caps on
+ * larger communicators apply only when the node is oversubscribed. */
+#define SEG_NP2_MAX        (64u << 10)
+#define SEG_OVERSUB_TOTAL  (2u << 20)
+/*
+ * Reduce and allreduce through a segment (shm_reduce.c), medians of 3,
+ * vcoll_osu_*, float, us, box loaded to 10-22 on its 2 cores (so only
+ * ratios of 2 or more count):
+ *   allreduce np=2  8B..4K shm 10-43 vs recursive doubling 0.4-23;
+ *     32K-256K 316-1676 vs 133-823; 512K 1699 vs 2067; 1M 3354 vs 4429.
+ *   reduce np=2: shm behind binomial at every size (1M 3806 vs 2535).
+ *     At np=2 messages need one exchange (allreduce) or one send
+ *     (reduce); the segment needs two waits on the other rank per window,
+ *     each a scheduler turn when the cores are shared.
+ *   allreduce np=8 (4x oversubscribed): 8-64B shm 50-67 vs linear 12-16;
+ *     128B-4K 20-25 vs linear 13-26, rec.doubling 37-92; 16K 99 vs
+ *     rabenseifner 93, linear 51; 128K 222 vs 370 / 240; 256K 306 vs 642
+ *     / 466; 512K 1075 vs 1293 / 977; 1M 3726 vs 2557 / 2183.
+ *   reduce np=8: up to 4K shm 9-10 vs binomial 3-5; 8K 12.5 vs 24;
+ *     64K 23 vs 58; 1M 371 vs 1014 (the root no longer receives and
+ *     reduces log2 p full vectors alone).
+ * With a core per rank (unmeasurable here) the waits cost no scheduler
+ * turn, and the cost model of doc/collectives.md decides: k ranks copy
+ * 2n and reduce n each, in 2 all-member waits per window, against
+ * log2 k rounds of n (recursive doubling, binomial reduce at the root)
+ * or 2 log2 k rounds moving 2n (Rabenseifner) -- so from 3 ranks up.
+ */
+#define SHM_RED_NP2_MIN        (512u << 10)
+#define SHM_RED_OVERSUB_MIN    (4u << 10)
+#define SHM_ALLRED_OVERSUB_MAX (512u << 10)
+
+int coll_select_shm(int kind, const struct coll_layout *L, size_t bytes, int oversub)
+{
+    int k = L->max_ppn;
+    if (k < 2)
+        return 0;               /* no two members share a node */
+    if (kind == COLL_BARRIER)
+        return 1;
+    if (!bytes)
+        return 0;
+    switch (kind) {
+    case COLL_ALLGATHER:
+        bytes *= (size_t)k;
+        /* fall through */
+    case COLL_BCAST:
+        if (k == 2)
+            return bytes <= SEG_NP2_MAX;
+        return !oversub || bytes <= SEG_OVERSUB_TOTAL;
+    case COLL_REDUCE:
+    case COLL_ALLREDUCE:
+        if (k == 2)     /* one exchange (or send) by messages */
+            return kind == COLL_ALLREDUCE && bytes >= SHM_RED_NP2_MIN;
+        if (!oversub)   /* a core per rank: 2 waits per window, no rounds */
+            return 1;
+        return bytes > SHM_RED_OVERSUB_MIN &&
+               (kind == COLL_REDUCE || bytes <= SHM_ALLRED_OVERSUB_MAX);
+    }
+    return 0;
+}
+
 
 /* allgather: the flat ring instead of hier from this total on blocked nodes */
 #define ALLGATHER_HIER_MAX_TOTAL (1u << 20)

@@ -1,6 +1,7 @@
 /*
- * shm_seg.c -- bcast and allgather through a shared segment, for a
- * communicator whose members all live on one node.
+ * shm_seg.c -- a communicator's shared segment (layout in shm_seg.h): its
+ * making under the node's VCOLL_SHM_COLL_MAX, bcast and allgather streams
+ * through it, and the flag barrier. Reductions are in shm_reduce.c.
  *
  * Why: on a node, large bcasts and allgathers are memory-bandwidth bound.
  * A binomial tree moves each byte log2 p times and a ring p-1 times,
@@ -22,13 +23,13 @@
  * bcast = the root streams, all others read; allgather = every member
  * streams its block and reads everyone else's.
  *
- * Memory: DEPTH * chunk bytes per member plus one cache line per (reader,
- * writer) pair; chunk shrinks as members grow so a communicator's segment
- * stays near SEG_BUDGET (coll_shmseg_bytes; vcoll_info prints it).
+ * Memory: DEPTH * chunk bytes per member plus one cache line per counter;
+ * chunk shrinks as members grow so a communicator's segment stays near
+ * SEG_BUDGET (coll_shmseg_bytes; vcoll_info prints it).
  *
  * Waits go through vc_wait_step, so a dead member is reported as
- * VC_ERR_PEER_FAILED instead of a hang. Used only when the algorithm is
- * left on auto (api.c).
+ * VC_ERR_PEER_FAILED instead of a hang. Which calls come here is decided
+ * in shm_node.c (the "shm" algorithms, auto or forced).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -40,21 +41,13 @@
 #include "coll.h"
 #include "core/ctx.h"
 #include "core/log.h"
+#include "net/net.h"
 #include "p2p/p2p.h"
+#include "shm_seg.h"
 
-#define SEG_DEPTH   4
 #define SEG_BUDGET  (4u << 20)      /* data slots of one communicator */
 #define SEG_CHUNK_MAX (64u << 10)
 #define SEG_CHUNK_MIN (4u << 10)
-#define SEG_LINE    64
-
-struct coll_shmseg {
-    uint8_t *base;
-    size_t bytes, chunk;
-    int p;
-    uint64_t *seq;      /* [p] chunks each member has streamed so far */
-    const struct vc_comm *comm;   /* its members: only their deaths fail a wait */
-};
 
 static size_t seg_chunk(int p)
 {
@@ -65,54 +58,17 @@ static size_t seg_chunk(int p)
 
 size_t coll_shmseg_bytes(int p)
 {
-    size_t up = (size_t)p;
-    return (up + up * up) * SEG_LINE + up * SEG_DEPTH * seg_chunk(p);
+    return seg_lines(p) * SEG_LINE + (size_t)p * SEG_DEPTH * seg_chunk(p);
 }
 
-static uint64_t *posted(struct coll_shmseg *g, int s)
+int coll_seg_slot_free(struct coll_shmseg *g, int me, uint64_t k)
 {
-    return (uint64_t *)(g->base + (size_t)s * SEG_LINE);
-}
-
-static uint64_t *done(struct coll_shmseg *g, int r, int s)
-{
-    size_t up = (size_t)g->p;
-    return (uint64_t *)(g->base + (up + (size_t)r * up + (size_t)s) * SEG_LINE);
-}
-
-static uint8_t *slot(struct coll_shmseg *g, int s, uint64_t k)
-{
-    size_t up = (size_t)g->p;
-    return g->base + (up + up * up) * SEG_LINE +
-           ((size_t)s * SEG_DEPTH + (size_t)(k % SEG_DEPTH)) * g->chunk;
-}
-
-/* Measured (vcoll_osu_*, 2-core box under load 10-20, so only large
- * ratios count; us, segment vs messages):
- *   bcast np=2: 1 KiB 0.17 vs 1.2, 8 KiB 5.7 vs 9.3, 64 KiB 36 vs 61,
- *     128 KiB 127 vs 74, 1 MiB 1240 vs 645: past 64 KiB one CMA copy from
- *     the root beats copy-in plus copy-out on two ranks.
- *   bcast np=8 (4x oversubscribed): 2-16 KiB 9-14 vs 50-70, 512 KiB 426
- *     vs 1025, 1 MiB about even.
- *   allgather np=2: 8 B 0.16 vs 3.3, 32 KiB 12 vs 28, 128 KiB 114 vs 96,
- *     512 KiB 1258 vs 366 (same reason as bcast).
- *   allgather np=8: up to 32 KiB per rank 65-300 vs 240-1700; from 256
- *     KiB per rank every slot handoff waits for the scheduler to run all
- *     7 readers, and it falls behind.
- * With a core per rank the readers drain in parallel, so the caps on
- * larger communicators apply only when the node is oversubscribed. */
-#define SEG_NP2_MAX        (64u << 10)
-#define SEG_OVERSUB_TOTAL  (2u << 20)
-
-int coll_shmseg_pays(int kind, int p, size_t bytes, int oversub)
-{
-    if (!bytes)
-        return 0;
-    if (p == 2)
-        return bytes <= SEG_NP2_MAX;
-    if (kind == COLL_ALLGATHER)
-        bytes *= (size_t)p;
-    return !oversub || bytes <= SEG_OVERSUB_TOTAL;
+    if (k < SEG_DEPTH)
+        return 1;
+    for (int r = 0; r < g->p; r++)
+        if (r != me && seg_load(seg_done(g, r, me)) < k + 1 - SEG_DEPTH)
+            return 0;
+    return 1;
 }
 
 int coll_shmseg_eligible(const struct vc_comm *comm)
@@ -128,10 +84,36 @@ int coll_shmseg_eligible(const struct vc_comm *comm)
     return 1;
 }
 
+/* VCOLL_SHM_COLL_MAX: the creator of a segment counts its bytes in the
+   node's total (in the node's own shared segment, so every process of the
+   job on the node sees one number) and gives up when they would not fit */
+static int node_reserve(size_t bytes)
+{
+    uint64_t *tot = vc_ctx.shm ? net_shm_coll_bytes(vc_ctx.shm) : NULL;
+    uint64_t cur = tot ? __atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
+    if (!tot)
+        return 0;
+    do {
+        if (cur + bytes > vc_ctx.cfg.shm_coll_max)
+            return 0;
+    } while (!__atomic_compare_exchange_n(tot, &cur, cur + bytes, 0, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_RELAXED));
+    return 1;
+}
+
+size_t coll_shmseg_node_bytes(void)
+{
+    uint64_t *tot = vc_ctx.shm ? net_shm_coll_bytes(vc_ctx.shm) : NULL;
+    return tot ? (size_t)__atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
+}
+
 void coll_shmseg_free(struct coll_shmseg *g)
 {
     if (!g)
         return;
+    if (g->accounted && vc_ctx.shm)
+        __atomic_sub_fetch(net_shm_coll_bytes(vc_ctx.shm), (uint64_t)g->bytes,
+                           __ATOMIC_ACQ_REL);
     if (g->base)
         munmap(g->base, g->bytes);
     free(g->seq);
@@ -164,6 +146,10 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
         g->seq = calloc((size_t)g->p, sizeof *g->seq);
     }
     ok = g && g->seq;
+    if (comm->rank == 0 && ok && !(ok = g->accounted = node_reserve(g->bytes)))
+        LOG_INFO("coll: a %zu-byte segment for comm ctx %u would pass VCOLL_SHM_COLL_MAX "
+                 "(%zu bytes on this node, %zu in use)", g->bytes, comm->ctx,
+                 vc_ctx.cfg.shm_coll_max, coll_shmseg_node_bytes());
     if (comm->rank == 0 && ok) {
         /* unique on the node: my pid and the communicator's context */
         snprintf(name, sizeof name, "/vcoll-cseg-%ld-%u", (long)getpid(), comm->ctx);
@@ -186,8 +172,9 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
     if (comm->rank == 0)
         shm_unlink(name);       /* everyone has it mapped */
     close(fd);
-    LOG_DEBUG("coll: shared segment of %zu bytes for comm ctx %u (size %d)", g->bytes,
-              comm->ctx, comm->size);
+    LOG_DEBUG("coll: shared segment of %zu bytes for comm ctx %u (size %d); node total "
+              "%zu of VCOLL_SHM_COLL_MAX %zu", g->bytes, comm->ctx, comm->size,
+              coll_shmseg_node_bytes(), vc_ctx.cfg.shm_coll_max);
     *out = g;
     return VC_SUCCESS;
 fail:
@@ -224,18 +211,11 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
     while (w < mine_n || left) {
         int moved = 0;
         /* write while every reader has emptied the slot I need */
-        while (w < mine_n) {
+        while (w < mine_n && coll_seg_slot_free(g, me, base_me + w)) {
             uint64_t g_abs = base_me + w;
-            int free_slot = 1;
-            for (int r = 0; r < p && free_slot && g_abs >= SEG_DEPTH; r++)
-                if (r != me && __atomic_load_n(done(g, r, me), __ATOMIC_ACQUIRE) <
-                                   g_abs + 1 - SEG_DEPTH)
-                    free_slot = 0;
-            if (!free_slot)
-                break;
             size_t off = (size_t)w * C, n = len[me] - off < C ? len[me] - off : C;
-            memcpy(slot(g, me, g_abs), (const uint8_t *)src + off, n);
-            __atomic_store_n(posted(g, me), g_abs + 1, __ATOMIC_RELEASE);
+            memcpy(seg_slot(g, me, g_abs), (const uint8_t *)src + off, n);
+            seg_store(seg_posted(g, me), g_abs + 1);
             w++;
             moved = 1;
         }
@@ -243,12 +223,12 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
             if (s == me || !dst[s])
                 continue;
             uint64_t n_s = (len[s] + C - 1) / C;
-            uint64_t avail = __atomic_load_n(posted(g, s), __ATOMIC_ACQUIRE);
+            uint64_t avail = seg_load(seg_posted(g, s));
             while (rdp[s] < n_s && g->seq[s] + rdp[s] < avail) {
                 uint64_t g_abs = g->seq[s] + rdp[s];
                 size_t off = (size_t)rdp[s] * C, n = len[s] - off < C ? len[s] - off : C;
-                memcpy((uint8_t *)dst[s] + off, slot(g, s, g_abs), n);
-                __atomic_store_n(done(g, me, s), g_abs + 1, __ATOMIC_RELEASE);
+                memcpy((uint8_t *)dst[s] + off, seg_slot(g, s, g_abs), n);
+                seg_store(seg_done(g, me, s), g_abs + 1);
                 rdp[s]++;
                 left--;
                 moved = 1;
@@ -310,4 +290,20 @@ int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t
     if (in != VC_IN_PLACE)
         memcpy(mine, in, blk);
     return run_streams(g, me, -1, mine, rbuf, blk);
+}
+
+/* Flag barrier: one counter line per member, no data, no messages. */
+int coll_shm_seg_barrier(struct coll_shmseg *g, int me)
+{
+    uint64_t b = ++g->bseq;
+    unsigned idle = 0;
+    double next_check = 0;
+    seg_store(seg_bar(g, me), b);
+    for (int s = 0; s < g->p; s++)
+        while (seg_load(seg_bar(g, s)) < b) {
+            int rc = vc_wait_step(g->comm, &idle, &next_check);
+            if (rc)
+                return rc;
+        }
+    return VC_SUCCESS;
 }

@@ -43,6 +43,8 @@ static const cfg_entry_t table[] = {
      "single-copy large shm messages with process_vm_readv: auto|off|on"},
     {"VCOLL_SHM_CELLS", T_INT, F(shm_cells), "16", NULL, 2, 4096,
      "cells in each sender->receiver shared-memory ring"},
+    {"VCOLL_SHM_COLL_MAX", T_SIZE, F(shm_coll_max), "64m", NULL, 0, 1L << 40,
+     "most bytes of shared segments for collectives on one node (all communicators of the job); past it collectives use messages"},
     {"VCOLL_SPIN", T_INT, F(spin), "-1", NULL, -1, 100000000,
      "empty progress polls before a waiting call yields the core; -1 = 2000, or 16 when ranks outnumber cores"},
     {"VCOLL_PEER_CHECK", T_DOUBLE, F(peer_check), "0.2", NULL, 0, 0,

@@ -123,6 +123,10 @@ void net_shm_after_fence(net_t *n);
 #define NET_SHM_SLOTS 2
 #define NET_SHM_SLOT_BYTES 64
 void *net_shm_coll_slots(net_t *n);
+/* The node's count of bytes in the collectives' shared segments (atomic;
+ * coll/shm_seg.c adds and subtracts under VCOLL_SHM_COLL_MAX); NULL before
+ * the node segment is mapped. */
+uint64_t *net_shm_coll_bytes(net_t *n);
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);

@@ -149,6 +149,29 @@ static void show_config(void)
     }
 }
 
+/* The collectives' shared segments (coll/shm_seg.c): what one costs and
+ * the node's cap. k > 0: the segment of a communicator over this node's k
+ * ranks (what a job's world or node communicator gets). */
+static void show_segments(int k)
+{
+    vc_config_t cfg;
+    char err[320];
+    if (cfg_parse(&cfg, (const char *(*)(const char *))getenv, err, sizeof err))
+        return;
+    if (k > 0) {
+        printf("collective segment for this node's %d ranks %zu KiB, at most %zu KiB of "
+               "segments per node (VCOLL_SHM_COLL_MAX)", k, coll_shmseg_bytes(k) >> 10,
+               cfg.shm_coll_max >> 10);
+        return;
+    }
+    printf("Collective shared segments: one per communicator with members sharing a node "
+           "(per node), made on its first segment collective: %zu KiB for 2 ranks, %zu KiB "
+           "for 8, %zu KiB for 16, %zu KiB for 64; at most %zu KiB of them per node "
+           "(VCOLL_SHM_COLL_MAX), past which collectives use messages\n",
+           coll_shmseg_bytes(2) >> 10, coll_shmseg_bytes(8) >> 10,
+           coll_shmseg_bytes(16) >> 10, coll_shmseg_bytes(64) >> 10, cfg.shm_coll_max >> 10);
+}
+
 static int show_job(void)
 {
     vc_config_t cfg;
@@ -172,8 +195,11 @@ static int show_job(void)
     if (rc)
         printf("transports: error: %s\n", err);
     else
-        printf("transports: same node %s, other nodes %s%s%s%s\n", net_kind_names[p.local],
+        printf("transports: same node %s, other nodes %s%s%s%s; ", net_kind_names[p.local],
                net_kind_names[p.remote], p.why[0] ? " (" : "", p.why, p.why[0] ? ")" : "");
+    if (!rc)
+        show_segments(b.local_size);
+    printf("\n");
     fflush(stdout);
     boot_info_free(&b);
     boot_finalize();
@@ -220,12 +246,7 @@ int main(int argc, char **argv)
     printf("vcoll %s\n", vc_version_string());
     printf("Transports built in: self%s rc%s\n", net_shm_open ? " shm" : "",
            net_ud_open ? " ud" : "");
-    /* the shared-segment collectives' memory (coll/shm_seg.c) */
-    printf("Collective shared segment: one per communicator on one node, made on its "
-           "first shared-memory bcast/allgather: %zu KiB for 2 ranks, %zu KiB for 8, "
-           "%zu KiB for 64\n", coll_shmseg_bytes(2) >> 10, coll_shmseg_bytes(8) >> 10,
-           coll_shmseg_bytes(64) >> 10);
-
+    show_segments(-1);
     if (plain)
         show_mpi_dropins();
     if (plain || devices) {

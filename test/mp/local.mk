@@ -12,6 +12,13 @@ test_mp_mp_busy_LDADD = $(MP_LDADD)
 # the public library, as a threaded program would link it
 test_mp_mp_threads_SOURCES = test/mp/mp_threads.c test/mp/mp_util.h
 test_mp_mp_threads_LDADD = libvcoll.la -lpthread
+check_PROGRAMS += test/mp/mp_shmcoll
+test_mp_mp_shmcoll_SOURCES = test/mp/mp_shmcoll.c test/mp/mp_util.h
+test_mp_mp_shmcoll_LDADD = $(MP_LDADD)
+# not a test: times algorithms against each other in one job (guest-hier-ratios.sh)
+check_PROGRAMS += test/mp/mp_alg_bench
+test_mp_mp_alg_bench_SOURCES = test/mp/mp_alg_bench.c
+test_mp_mp_alg_bench_LDADD = $(MP_LDADD)
 check_PROGRAMS += test/mp/mp_probe
 test_mp_mp_probe_SOURCES = test/mp/mp_probe.c test/mp/mp_util.h
 test_mp_mp_probe_LDADD = libvcoll.la

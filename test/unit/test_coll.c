@@ -22,6 +22,7 @@
 
 #include "vcoll.h"
 #include "coll/sched.h"
+#include "coll/layout.h"
 #include "dtype/dtype.h"
 #include "core/config.h"
 #include "sim.h"
@@ -647,11 +648,33 @@ static void test_select(void)
                     CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
                 }
     /* names and builders line up */
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 6);
+    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 7);
     CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[3], "ring");
     CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[5], "hier");
     CU_ASSERT_STRING_EQUAL(cfg_barrier_algs[1], "dissemination");
-    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[6]);
+    CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[6], "shm");
+    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[7]);
+    /* "shm" auto choice: nothing to share with one rank per node; the
+       flag barrier wherever two share a node; two ranks keep messages for
+       small reductions; a core per rank takes the segment */
+    coll_layout_t L;
+    int one_node[8] = {0}, spread[4] = {0, 1, 2, 3};
+    CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 4, spread), VC_SUCCESS);
+    CU_ASSERT_FALSE(coll_select_shm(COLL_BARRIER, &L, 0, 0));
+    CU_ASSERT_FALSE(coll_select_shm(COLL_ALLREDUCE, &L, 1 << 20, 0));
+    coll_layout_free(&L);
+    CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 2, one_node), VC_SUCCESS);
+    CU_ASSERT_TRUE(coll_select_shm(COLL_BARRIER, &L, 0, 0));
+    CU_ASSERT_FALSE(coll_select_shm(COLL_ALLREDUCE, &L, 8, 0));
+    CU_ASSERT_FALSE(coll_select_shm(COLL_REDUCE, &L, 1 << 20, 0));
+    CU_ASSERT_TRUE(coll_select_shm(COLL_ALLREDUCE, &L, 1 << 20, 0));
+    coll_layout_free(&L);
+    CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 8, one_node), VC_SUCCESS);
+    CU_ASSERT_TRUE(coll_select_shm(COLL_ALLREDUCE, &L, 8, 0));
+    CU_ASSERT_FALSE(coll_select_shm(COLL_ALLREDUCE, &L, 8, 1));
+    CU_ASSERT_TRUE(coll_select_shm(COLL_REDUCE, &L, 1 << 20, 1));
+    CU_ASSERT_FALSE(coll_select_shm(COLL_BCAST, &L, 0, 0));
+    coll_layout_free(&L);
     /* np=2 small allreduce is one exchange: recursive doubling */
     CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 2, 8, 2, 0, 0), 1);
     CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 8, 8, 2, 1, 0), 4);

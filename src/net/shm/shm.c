@@ -45,6 +45,7 @@ typedef struct shm_hdr {
     uint64_t magic;
     uint32_t nlocal, ncells;
     uint64_t cell_bytes;
+    uint64_t coll_bytes;    /* collective segments mapped on the node (net.h) */
 } shm_hdr_t;
 
 typedef struct shm_blob {       /* what each rank publishes */
@@ -352,6 +353,12 @@ void net_shm_after_fence(net_t *n)
         shm_unlink(s->name);
         s->unlinked = 1;
     }
+}
+
+uint64_t *net_shm_coll_bytes(net_t *n)
+{
+    shm_hdr_t *h = ((net_shm_t *)n)->seg;
+    return h ? &h->coll_bytes : NULL;
 }
 
 void *net_shm_coll_slots(net_t *n)

@@ -1,0 +1,53 @@
+/*
+ * comm_priv.h -- the collective layer's per-communicator state (behind
+ * vc_comm.coll_priv), shared by api.c and the segment collectives'
+ * dispatch (shm_node.c).
+ */
+#ifndef VC_COLL_COMM_PRIV_H
+#define VC_COLL_COMM_PRIV_H
+
+#include "coll.h"
+#include "layout.h"
+
+typedef struct coll_cache {
+    int valid, alg, dt, op, root, inplace;
+    size_t count;
+    coll_sched_t s;
+} coll_cache_t;
+
+typedef struct coll_comm {
+    coll_cache_t cache[COLL_NKINDS];
+    void *scratch;
+    size_t scratch_len;
+    /* world only: every communicator made by dup/split (freed ones stay as
+       tombstones so a stale handle reads COMM_FREED, not freed memory) */
+    struct vc_comm **made;
+    int nmade, capmade;
+    int oversub;        /* some node has more ranks than cores (agreed) */
+    uint64_t shm_seq;   /* calls of the shared-memory flag variants */
+    coll_layout_t layout;   /* which members share a node (hier algorithms) */
+    struct coll_shmseg *seg;    /* segment collectives (shm_seg.h), members on one node */
+    int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */
+    /* the segment algorithms on a communicator over several nodes: my
+       node's members as a communicator of their own (made on first use,
+       released with this one) */
+    struct vc_comm *node;
+    int node_state;             /* 0 not made yet, 1 made, -1 failed */
+    uint64_t seg_calls[COLL_NKINDS];  /* calls that ran through a segment */
+    size_t seg_logged[COLL_NKINDS];   /* count + 1 of the last one logged */
+} coll_comm_t;
+
+/* the state of c, made on first use (no communication) */
+coll_comm_t *coll_priv(struct vc_comm *c);
+/* VCOLL_<COLL>_ALG as an index into the algorithm names, 0 = auto */
+int coll_cfg_alg(int kind);
+/* "barrier", "bcast", ... */
+const char *coll_kind_name(int kind);
+/* used by comm_split.c */
+int coll_comm_register(struct vc_comm *c);
+void coll_comm_release_cache(struct vc_comm *c);
+/* the members of comm on my node as a communicator (comm_split.c);
+   collective over comm */
+int coll_comm_node(struct vc_comm *comm, const coll_layout_t *L, struct vc_comm **out);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * shm_node.c -- the "shm" algorithms: collectives whose intra-node phases
+ * go through shared segments instead of messages.
+ *
+ * On a communicator that lives on one node, the whole call runs in its
+ * segment (shm_seg.c, shm_reduce.c). Over several nodes it is the
+ * two-level form of hier.c with the node phases moved into memory:
+ *   barrier    node flag barrier, leaders' barrier, node flag barrier
+ *   bcast      leaders' bcast from the root, node segment bcast
+ *   reduce     node segment reduce to the acting leader, leaders' reduce
+ *   allreduce  node segment reduce to the leader, leaders' allreduce,
+ *              node segment bcast
+ * (allgather over several nodes keeps hier's schedule). The node phases
+ * run on a communicator of my node's members, made once (collectively over
+ * comm) from the layout; the leaders' phase is the flat schedule hier
+ * would build for the leaders, run on comm itself. A node whose segment
+ * cannot be had (VCOLL_SHM_COLL_MAX reached, no shm transport) runs its
+ * node phases as ordinary collectives on that node communicator: the
+ * other nodes never see the difference.
+ *
+ * Only blocking calls come here. A non-blocking call, the unit simulator
+ * and a one-node communicator without a segment use the algorithm's
+ * schedule, which is hier's (algs.c).
+ *
+ * Non-commutative ops: a segment reduction combines in rank order, and
+ * node-first order is rank order when every node holds consecutive ranks
+ * (L->blocked), the leaders' phase then being a rank-ordered algorithm
+ * (coll_select with noncomm). Otherwise such ops take the schedule.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "comm_priv.h"
+#include "hier.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "core/ops.h"
+#include "dtype/dtype.h"
+
+/* the segment of a communicator on one node, made on first use (every
+   member makes the same first call); NULL when it cannot be had */
+static int seg_of(struct vc_comm *c, struct coll_shmseg **out)
+{
+    coll_comm_t *cc = coll_priv(c);
+    int rc = VC_SUCCESS;
+    *out = NULL;
+    if (!cc)
+        return VC_ERR_NOMEM;
+    if (!cc->seg_state) {
+        cc->seg_state = -1;
+        if (coll_shmseg_eligible(c) && !(rc = coll_shmseg_create(c, &cc->seg)) && cc->seg)
+            cc->seg_state = 1;
+    }
+    *out = cc->seg;
+    return rc;
+}
+
+/* my node's communicator: comm itself on one node */
+static int node_of(struct vc_comm *comm, coll_comm_t *cc, struct vc_comm **out)
+{
+    int rc = VC_SUCCESS;
+    if (!cc->node_state) {
+        cc->node_state = -1;
+        if (cc->layout.nnodes == 1)
+            cc->node = comm;
+        else
+            rc = coll_comm_node(comm, &cc->layout, &cc->node);
+        if (!rc)
+            cc->node_state = 1;
+    }
+    *out = cc->node;
+    return cc->node ? rc : rc ? rc : VC_ERR_INTERNAL;
+}
+
+/* one call's facts */
+typedef struct shm_call {
+    int kind, root;
+    struct vc_comm *comm, *node;
+    struct coll_shmseg *seg;    /* the node's, or NULL: messages on node */
+    const void *in;             /* my input (reduce kinds) */
+    void *rbuf;
+    size_t count;
+    coll_redop_t o;
+    coll_hier_t h;
+    coll_args_t a;
+} shm_call_t;
+
+/* ---- node phases: the segment, or the node communicator's messages ---- */
+
+static int node_barrier(shm_call_t *c)
+{
+    if (c->h.nlocal == 1)
+        return VC_SUCCESS;
+    if (c->seg)
+        return coll_shm_seg_barrier(c->seg, c->h.local);
+    return coll_run(COLL_BARRIER, c->node, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
+}
+
+static int node_bcast(shm_call_t *c, void *buf, int root)
+{
+    if (c->h.nlocal == 1 || !c->count)
+        return VC_SUCCESS;
+    if (c->seg)
+        return coll_shm_bcast(c->seg, buf, c->count * c->o.esize, root, c->h.local);
+    return coll_run(COLL_BCAST, c->node, NULL, buf, c->count, c->o.dt, VC_SUM, root, NULL);
+}
+
+/* reduce my node's inputs into out at local member root (-1: everyone) */
+static int node_reduce(shm_call_t *c, void *out, int root)
+{
+    int me = c->h.local, mine = root < 0 || root == me;
+    if (c->h.nlocal == 1 || !c->count) {
+        if (mine && out && out != c->in && c->count)
+            memcpy(out, c->in, c->count * c->o.esize);
+        return VC_SUCCESS;
+    }
+    if (c->seg)
+        return coll_shm_reduce(c->seg, c->in, mine ? out : NULL, c->count, &c->o, me);
+    const void *s = mine && c->in == out ? VC_IN_PLACE : c->in;
+    if (root < 0)
+        return coll_run(COLL_ALLREDUCE, c->node, s, out, c->count, c->o.dt, c->o.op, 0, NULL);
+    return coll_run(COLL_REDUCE, c->node, s, mine ? out : NULL, c->count, c->o.dt, c->o.op,
+                    root, NULL);
+}
+
+/* ---- the leaders' phase: hier's flat schedule over the acting leaders ---- */
+
+static int leaders(shm_call_t *c, int tag, const void *sbuf, void *rbuf)
+{
+    coll_args_t sub;
+    coll_bufmap_t m;
+    coll_sched_t s;
+    int sroot = c->root >= 0 ? c->h.L->node[c->root] : 0;
+    void *tmp = NULL;
+
+    if (!c->h.is_head || c->h.nnodes == 1)
+        return VC_SUCCESS;
+    int reduces = c->kind == COLL_REDUCE || c->kind == COLL_ALLREDUCE;
+    coll_hier_args(&c->a, &sub, c->kind, c->h.node, c->h.nnodes, sroot, c->count,
+                   reduces && !sbuf);
+    coll_bufmap_ident(&m);
+    sched_init(&s, &sub);
+    coll_hier_phase(&s, c->kind, &sub, c->h.heads, 0, &m);
+    int rc = sched_done(&s);
+    if (!rc && s.tmp_bytes && !(tmp = malloc(s.tmp_bytes)))
+        rc = VC_ERR_NOMEM;
+    if (!rc) {
+        void *base[COLL_NBUF] = {(void *)sbuf, rbuf, tmp};
+        rc = coll_exec_blocking(&s, base, c->comm, tag);
+    }
+    free(tmp);
+    sched_free(&s);
+    return rc;
+}
+
+/* ---- the collectives ---- */
+
+static int run_barrier(shm_call_t *c, int tag)
+{
+    int rc = node_barrier(c);
+    if (!rc)
+        rc = leaders(c, tag, NULL, NULL);
+    if (!rc && c->h.nnodes > 1)
+        rc = node_barrier(c);
+    return rc;
+}
+
+static int run_bcast(shm_call_t *c, int tag)
+{
+    int rc = leaders(c, tag, NULL, c->rbuf);
+    return rc ? rc : node_bcast(c, c->rbuf, c->h.head_local);
+}
+
+static int run_reduce(shm_call_t *c, int tag)
+{
+    int me_root = c->a.rank == c->root, rc;
+    size_t n = c->count * c->o.esize;
+    void *part = NULL;
+
+    if (c->h.nnodes == 1)
+        return node_reduce(c, c->rbuf, c->h.head_local);
+    /* a leader keeps its node's result for the leaders' phase: the root
+       in its own buffer, another leader in scratch */
+    if (me_root)
+        part = c->rbuf;
+    else if (c->h.is_head && c->h.nlocal > 1 && n && !(part = malloc(n)))
+        return VC_ERR_NOMEM;    /* like a schedule whose scratch cannot be had */
+    rc = node_reduce(c, part, c->h.head_local);
+    if (!rc && c->h.is_head) {
+        const void *src = me_root ? NULL : part ? part : c->in;
+        rc = leaders(c, tag, src, me_root ? c->rbuf : NULL);
+    }
+    if (!me_root)
+        free(part);
+    return rc;
+}
+
+static int run_allreduce(shm_call_t *c, int tag)
+{
+    if (c->h.nnodes == 1)
+        return node_reduce(c, c->rbuf, -1);
+    int rc = node_reduce(c, c->rbuf, c->h.head_local);
+    if (!rc)
+        rc = leaders(c, tag, NULL, c->rbuf);
+    return rc ? rc : node_bcast(c, c->rbuf, c->h.head_local);
+}
+
+/* Is the "shm" algorithm to run this call, and with which node setup? */
+static int wanted(int kind, coll_comm_t *cc, size_t bytes, int noncomm)
+{
+    int forced = coll_cfg_alg(kind), shm = coll_alg_index(kind, "shm");
+    const coll_layout_t *L = &cc->layout;
+    if (!shm || (forced && forced != shm) || L->size < 2)
+        return 0;
+    if (L->nnodes > 1 && (kind == COLL_ALLGATHER || (noncomm && !L->blocked)))
+        return 0;
+    return forced || coll_select_shm(kind, L, bytes, cc->oversub);
+}
+
+static void log_choice(shm_call_t *c, coll_comm_t *cc)
+{
+    if (cc->seg_logged[c->kind] == c->count + 1)
+        return;
+    cc->seg_logged[c->kind] = c->count + 1;
+    LOG_DEBUG("coll: %s on comm ctx %u (size %d): shm (%d node%s, node phases %s), "
+              "count %zu", coll_kind_name(c->kind), c->comm->ctx, c->comm->size,
+              c->h.nnodes, c->h.nnodes > 1 ? "s" : "",
+              c->seg ? "in a segment" : "by messages", c->count);
+}
+
+int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                 size_t count, vc_dtype_t dt, vc_op_t op, int root, int *rc)
+{
+    coll_comm_t *cc = coll_priv(comm);
+    int commutative = 1;
+    shm_call_t c = {.kind = kind, .root = kind == COLL_ALLREDUCE || kind == COLL_BARRIER
+                                              ? -1 : root,
+                    .comm = comm, .rbuf = rbuf, .count = count};
+
+    *rc = VC_SUCCESS;
+    if (!cc)
+        return (*rc = VC_ERR_NOMEM), 1;
+    c.o.dt = dt;
+    c.o.op = op;
+    c.o.esize = kind == COLL_BARRIER ? 1 : dtype_size(dt);
+    if (ops_is_user(op) && ops_lookup(op, &c.o.ufn, &commutative))
+        return 0;   /* coll_run reports it */
+    if (!wanted(kind, cc, count * c.o.esize, !commutative))
+        return 0;
+    /* collective over comm, the same on every member */
+    if ((*rc = node_of(comm, cc, &c.node)) || (*rc = seg_of(c.node, &c.seg)))
+        return 1;
+    if (cc->layout.nnodes == 1 && !c.seg)
+        return 0;   /* the schedule, on every member alike (agreed in create) */
+    coll_args_set(&c.a, kind, comm->rank, comm->size, c.root, count, dt, op, 0);
+    c.a.ufn = c.o.ufn;
+    c.a.noncomm = !commutative;
+    c.a.layout = &cc->layout;
+    if ((*rc = coll_hier_init(&c.h, &c.a, c.root)))
+        return 1;
+    c.in = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;
+    log_choice(&c, cc);
+    int tag = coll_next_tag(comm);
+    switch (kind) {
+    case COLL_BARRIER: *rc = run_barrier(&c, tag); break;
+    case COLL_BCAST: *rc = run_bcast(&c, tag); break;
+    case COLL_REDUCE: *rc = run_reduce(&c, tag); break;
+    case COLL_ALLREDUCE: *rc = run_allreduce(&c, tag); break;
+    case COLL_ALLGATHER:
+        *rc = coll_shm_allgather(c.seg, sbuf, rbuf, count * c.o.esize, comm->rank);
+        break;
+    }
+    coll_hier_fini(&c.h);
+    if (c.seg)
+        cc->seg_calls[kind]++;
+    return 1;
+}
+
+uint64_t coll_shm_calls(struct vc_comm *comm, int kind)
+{
+    coll_comm_t *cc = comm->coll_priv;
+    return cc && kind >= 0 && kind < COLL_NKINDS ? cc->seg_calls[kind] : 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * shm_seg.h -- a communicator's shared segment (made in shm_seg.c), shared
+ * by the segment collectives: streams (bcast, allgather: shm_seg.c),
+ * reductions (shm_reduce.c) and the flag barrier (shm_seg.c).
+ *
+ * Layout, every counter on its own cache line, p = members:
+ *   posted[p]   chunks member s has written into its ring so far
+ *   red[p]      windows member s has reduced its slice of so far
+ *   bar[p]      barriers member s has entered so far
+ *   done[p][p]  chunks of member s that member r has finished reading
+ *   slots       per member a ring of SEG_DEPTH slots of `chunk` bytes,
+ *               written only by that member
+ * Every counter only grows, across calls and across kinds of collective:
+ * all members take part in every call, so each knows how far every
+ * counter has gone (seq[], rseq, bseq) and nothing is ever reset. A member
+ * writes slot k % SEG_DEPTH of its ring only once every other member's
+ * done counter for it has passed k - SEG_DEPTH, whichever collective read
+ * it last.
+ */
+#ifndef VC_COLL_SHM_SEG_H
+#define VC_COLL_SHM_SEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SEG_DEPTH   4
+#define SEG_LINE    64
+
+struct vc_comm;
+
+struct coll_shmseg {
+    uint8_t *base;
+    size_t bytes, chunk;
+    int p;
+    uint64_t *seq;      /* [p] chunks each member has written so far */
+    uint64_t rseq;      /* reduction windows so far (all members alike) */
+    uint64_t bseq;      /* barriers so far */
+    const struct vc_comm *comm;   /* its members: only their deaths fail a wait */
+    int accounted;      /* bytes counted in the node's total (I made it) */
+};
+
+static inline uint64_t *seg_line(struct coll_shmseg *g, size_t i)
+{
+    return (uint64_t *)(g->base + i * SEG_LINE);
+}
+
+static inline uint64_t *seg_posted(struct coll_shmseg *g, int s)
+{
+    return seg_line(g, (size_t)s);
+}
+
+static inline uint64_t *seg_red(struct coll_shmseg *g, int s)
+{
+    return seg_line(g, (size_t)g->p + (size_t)s);
+}
+
+static inline uint64_t *seg_bar(struct coll_shmseg *g, int s)
+{
+    return seg_line(g, 2 * (size_t)g->p + (size_t)s);
+}
+
+static inline uint64_t *seg_done(struct coll_shmseg *g, int r, int s)
+{
+    return seg_line(g, (3 + (size_t)r) * (size_t)g->p + (size_t)s);
+}
+
+static inline size_t seg_lines(int p)
+{
+    return (3 + (size_t)p) * (size_t)p;
+}
+
+static inline uint8_t *seg_slot(struct coll_shmseg *g, int s, uint64_t k)
+{
+    return g->base + seg_lines(g->p) * SEG_LINE +
+           ((size_t)s * SEG_DEPTH + (size_t)(k % SEG_DEPTH)) * g->chunk;
+}
+
+static inline uint64_t seg_load(const uint64_t *c)
+{
+    return __atomic_load_n(c, __ATOMIC_ACQUIRE);
+}
+
+static inline void seg_store(uint64_t *c, uint64_t v)
+{
+    __atomic_store_n(c, v, __ATOMIC_RELEASE);
+}
+
+/* may member me write chunk k (absolute) into its ring: every other
+   member has finished reading chunk k - SEG_DEPTH of it */
+int coll_seg_slot_free(struct coll_shmseg *g, int me, uint64_t k);
+
+#endif
