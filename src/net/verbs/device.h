@@ -24,6 +24,7 @@ typedef struct net_vport {
     int gid_index;               /* -1: no GID needed (IB without GRH) */
     int gid_type;                /* IBV_GID_TYPE_* of gid_index */
     union ibv_gid gid;
+    int odp;                     /* RC RDMA READ works on on-demand-paging MRs */
 } net_vport_t;
 
 /* Scan every device and port. gid_override >= 0 forces that GID index
@@ -69,6 +70,10 @@ int net_verbs_grh_from(const void *grh, const uint8_t gid[16]);
 /* Largest packet (eager header + VCOLL_EAGER_LIMIT) of the verbs transports;
  * RC and UD use the same so the eager limit means the same on both. */
 size_t net_verbs_max_packet(size_t eager_limit);
+
+/* 1 when the device pages RC RDMA READ buffers on demand (ODP): such a
+ * registration follows the address space and never goes stale. */
+int net_vdev_odp_read(struct ibv_context *ctx);
 
 const char *net_vdev_gid_type_str(int type);
 const char *net_vdev_link_layer_str(int ll);
