@@ -63,13 +63,16 @@ for t in ib_send_lat ib_write_bw mpirun.openmpi; do
 done
 DEV=${VCOLL_PERF_DEV:-rxe0}
 GIDX=${VCOLL_PERF_GID:-1}
-LAT_ITERS=2000 BW_SECS=2 BW_ITERS=""
-((QUICK)) && { LAT_ITERS=500; BW_SECS=1; BW_ITERS="-i 4 -x 1"; }
+# vcoll_osu_bw keeps 64 messages in flight per iteration: the large sizes
+# get few iterations, or one run of UD at 1 MiB takes minutes under TCG
+LAT_ITERS=2000 BW_SECS=2 BW_SMALL="-i 20 -x 2" BW_LARGE="-i 2 -x 1" BW_SPLIT=65536
+((QUICK)) && { LAT_ITERS=500; BW_SECS=1; BW_SMALL="-i 5 -x 1"; BW_LARGE="-i 2 -x 1"; }
 MPIRUN=(timeout 600 mpirun.openmpi --allow-run-as-root --oversubscribe
         --mca oob_tcp_if_include lo --mca btl '^openib' -np 2)
 OUT=$(mktemp -d "$TMPDIR/perf-ratios.XXXXXX")
 declare -A R                # R[key] = "v1 v2 ..." (one value per round)
-add() { R[$1]="${R[$1]-} $2"; }
+# every value also goes to stderr at once: a run cut short still shows them
+add() { R[$1]="${R[$1]-} $2"; echo "  $1 $2" >&2; }
 
 # perftest: server in the background, client retries while it starts
 perf_pair() { # tool size extra-args...
@@ -101,8 +104,11 @@ vcoll_run() { # build net prog args...
     awk '/^[0-9]/ { print $1, $2 }'
 }
 
-min_size() { local m=${SIZES%% *}; echo "$m"; }
-max_size() { local m=${SIZES##* }; echo "$m"; }
+# "lo:hi" of the sizes in a band (small: <= BW_SPLIT), empty when none
+band() {
+  printf '%s\n' $SIZES | awk -v b="$1" -v k="$BW_SPLIT" \
+    '(b == "small") == ($1 <= k) { if (!lo) lo = $1; hi = $1 } END { if (lo) print lo ":" hi }'
+}
 
 round() {
   local r=$1 i v line
@@ -119,8 +125,14 @@ round() {
   done
   for i in "${!BUILDS[@]}"; do
     for net in rc ud; do
-      # one run covers every size (the tool doubles from min to max)
-      vcoll_run "${BUILDS[i]}" $net vcoll_osu_bw -m "$(min_size):$(max_size)" $BW_ITERS >"$OUT/bw"
+      # one run per band covers its sizes (the tool doubles from min to max)
+      : >"$OUT/bw"
+      for b in small large; do
+        local m it=$BW_SMALL
+        m=$(band $b); [[ -n $m ]] || continue
+        [[ $b == large ]] && it=$BW_LARGE
+        vcoll_run "${BUILDS[i]}" $net vcoll_osu_bw -m "$m" $it >>"$OUT/bw"
+      done
       for s in $SIZES; do
         v=$(awk -v s="$s" '$1 == s { print $2 }' "$OUT/bw")
         add "bw.$i.$net.$s" "${v:-nan}"
