@@ -45,6 +45,9 @@ void boot_kv_free(boot_kv_t **head);
 int boot_init(boot_info_t *info);
 /* publish my value for key (visible to everyone after boot_fence(1)) */
 int boot_put(const char *key, const void *data, size_t len);
+/* key + value bytes this rank has boot_put() so far (what it costs the
+   job's key-value store: the scaling benchmark reports it) */
+size_t boot_put_bytes(void);
 /* collect_data: 1 = make put values available; 0 = just a barrier */
 int boot_fence(int collect_data);
 /* the same barrier (no data) waited on by polling, so the caller can keep

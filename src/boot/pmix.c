@@ -20,6 +20,8 @@ static struct {
     int singleton;
     boot_kv_t *local;
     volatile int fence_state;   /* boot_fence_begin: 0 pending, 1 done, <0 error */
+    pmix_info_t fence_info;     /* must outlive PMIx_Fence_nb until its callback */
+    size_t put_bytes;     /* endpoint data this rank published (vcoll_scale) */
 } B;
 
 static const char *getenv_c(const char *n) { return getenv(n); }
@@ -310,8 +312,14 @@ int boot_init(boot_info_t *info)
     return load_nodemap(info);
 }
 
+size_t boot_put_bytes(void)
+{
+    return B.put_bytes;
+}
+
 int boot_put(const char *key, const void *data, size_t len)
 {
+    B.put_bytes += strlen(key) + len;
     if (boot_exch_armed())
         return boot_exch_put(key, data, len);
     if (B.singleton)
@@ -369,14 +377,12 @@ int boot_fence_begin(void)
         B.fence_state = rc ? rc : 1;
         return rc;
     }
-    /* the info must outlive the call until the callback: keep it static */
-    static pmix_info_t info;
-    static bool no = false;
-    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &no, PMIX_BOOL);
+    bool no = false;
+    PMIX_INFO_LOAD(&B.fence_info, PMIX_COLLECT_DATA, &no, PMIX_BOOL);
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
     B.fence_state = 0;
-    pmix_status_t rc = PMIx_Fence_nb(&wild, 1, &info, 1, fence_done, NULL);
+    pmix_status_t rc = PMIx_Fence_nb(&wild, 1, &B.fence_info, 1, fence_done, NULL);
     if (rc != PMIX_SUCCESS) {
         LOG_ERR("PMIx_Fence_nb failed: %s", PMIx_Error_string(rc));
         B.fence_state = VC_ERR_BOOTSTRAP;

@@ -10,7 +10,6 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
 #include "coll.h"
 #include "layout.h"
@@ -43,13 +42,6 @@ typedef struct coll_comm {
     int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */
 } coll_comm_t;
 
-/* More ranks on this node than online cores? */
-static int node_oversubscribed(void)
-{
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 && vc_ctx.boot.local_size > online;
-}
-
 /* state only, no communication (also the lazy path if core never called
    coll_comm_init); the layout comes from the job-wide node map, which every
    rank holds alike, so it needs no exchange */
@@ -79,25 +71,11 @@ int coll_comm_init(struct vc_comm *c)
     coll_comm_t *cc = priv_alloc(c);
     if (!cc)
         return VC_ERR_NOMEM;
-    if (c != VC_COMM_WORLD) {
-        coll_comm_t *w = VC_COMM_WORLD->coll_priv;
-        cc->oversub = cc->layout.oversub = w ? w->oversub : 0;
-        return VC_SUCCESS;
-    }
     /* Algorithm choice must be the same on every rank, and nodes may differ
-       (3 ranks here, 1 there): agree on the flag once, with oversub = 0
-       everywhere while doing so. */
-    int32_t mine = node_oversubscribed(), any = 0;
-    if (c->size > 1) {
-        int rc = coll_run(COLL_ALLREDUCE, c, &mine, &any, 1, VC_INT32, VC_MAX, 0, NULL);
-        if (rc) {
-            coll_comm_fini(c);
-            return rc;
-        }
-    } else {
-        any = mine;
-    }
-    cc->oversub = cc->layout.oversub = any;
+       (3 ranks here, 1 there): vc_init agreed on the flag without sending
+       anything (a collective here would connect every rank to log p peers
+       before the application addressed any) */
+    cc->oversub = cc->layout.oversub = vc_ctx.any_node_oversub;
     return VC_SUCCESS;
 }
 

@@ -12,6 +12,9 @@
 #include "vcoll.h"
 #include "config.h"
 
+#define CFG_STR_(x) #x
+#define CFG_STR(x) CFG_STR_(x)
+
 enum { T_ENUM, T_SIZE, T_INT, T_DOUBLE, T_STRING, T_ALG };
 
 typedef struct {
@@ -51,8 +54,13 @@ static const cfg_entry_t table[] = {
      "dev[:port][,dev[:port]...] to use (list indexed by local rank); empty = nearest by hwloc"},
     {"VCOLL_GID_INDEX", T_INT, F(gid_index), "-1", NULL, -1, 65535,
      "RoCE GID index; -1 = prefer RoCE v2 IPv4-mapped"},
-    {"VCOLL_RC_MAX_PEERS", T_INT, F(rc_max_peers), "4096", NULL, 0, 1 << 24,
-     "most remote peers an RC mesh connects; beyond it remote peers use UD"},
+    {"VCOLL_RC_MAX_PEERS", T_INT, F(rc_max_peers), CFG_STR(CFG_RC_MAX_PEERS_DEFAULT), NULL,
+     0, 1 << 24,
+     "when a rank may have more remote peers than this (the most the RC receive queue "
+     "serves with full windows), every rank uses UD for remote peers; 0 = no limit"},
+    {"VCOLL_RC_MAX_QP", T_INT, F(rc_max_qp), "0", NULL, 0, 1 << 24,
+     "RC QPs a process makes for peers at most (clamped to the device's max_qp; 0 = the "
+     "device's); past it a peer uses UD (auto) or fails (VCOLL_NET=rc)"},
     {"VCOLL_IB_TIMEOUT", T_INT, F(ib_timeout), "14", NULL, 1, 31,
      "RC local ACK timeout exponent (4.096us * 2^x)"},
     {"VCOLL_IB_RETRY", T_INT, F(ib_retry), "7", NULL, 0, 7,

@@ -12,6 +12,14 @@ enum { CFG_NET_AUTO, CFG_NET_SHM, CFG_NET_RC, CFG_NET_UD };
 enum { CFG_LOG_ERROR, CFG_LOG_WARN, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum { CFG_CMA_AUTO, CFG_CMA_OFF, CFG_CMA_ON };
 
+/* Default VCOLL_RC_MAX_PEERS: the most peers the RC transport's shared
+ * receive queue can give a full window, RC_SRQ_MAX / (RC_PEER_CREDITS +
+ * RC_CREDIT_RESERVE) = 65536 / 35 (net/verbs/rc.h checks the arithmetic).
+ * A job whose ranks may have more remote peers than that uses UD for all
+ * of them from the start, instead of every rank finding out one peer at a
+ * time. */
+#define CFG_RC_MAX_PEERS_DEFAULT 1872
+
 typedef struct vc_config {
     int net;                 /* VCOLL_NET */
     size_t eager_limit;      /* VCOLL_EAGER_LIMIT (bytes) */
@@ -25,6 +33,7 @@ typedef struct vc_config {
     char hca[256];           /* VCOLL_HCA: "" = choose with hwloc */
     int gid_index;           /* VCOLL_GID_INDEX: -1 = choose */
     int rc_max_peers;        /* VCOLL_RC_MAX_PEERS */
+    int rc_max_qp;           /* VCOLL_RC_MAX_QP: 0 = the device's max_qp */
     int ib_timeout;          /* VCOLL_IB_TIMEOUT (4.096us * 2^x) */
     int ib_retry;            /* VCOLL_IB_RETRY */
     int ib_rnr_retry;        /* VCOLL_IB_RNR_RETRY */

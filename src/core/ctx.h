@@ -73,6 +73,10 @@ struct vc_ctx {
         int installed;       /* 1 patched, -1 cannot be (why says why) */
         char why[160];
     } memhook;
+    /* some node runs more ranks than it has cores: the same on every rank
+       (from the endpoint fence's data, lifecycle/init.c), read by the
+       collective algorithm choice */
+    int any_node_oversub;
 };
 
 extern struct vc_ctx vc_ctx;

@@ -110,6 +110,43 @@ static int agree_settings(struct vc_ctx *c, const net_plan_t *plan)
     return rc ? VC_ERR_ARG : boot_agree_publish(b);
 }
 
+#define OVERSUB_KEY "vc.ovs"
+
+/* More ranks on this node than online cores? */
+static int32_t node_oversubscribed(const struct vc_ctx *c)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 && c->boot.local_size > online;
+}
+
+/* After the endpoint fence: is any node oversubscribed? One Get per node
+ * (its lowest rank's flag), not per rank, and no message: every rank
+ * reads the same data, so every rank comes to the same answer. */
+static int agree_oversub(struct vc_ctx *c)
+{
+    const boot_info_t *b = &c->boot;
+    c->any_node_oversub = node_oversubscribed(c);
+    if (!b->node_of || b->nnodes <= 1)
+        return VC_SUCCESS;
+    char *seen = calloc((size_t)b->nnodes, 1);
+    if (!seen)
+        return VC_ERR_NOMEM;
+    int rc = VC_SUCCESS;
+    for (int r = 0; r < c->size && rc == VC_SUCCESS; r++) {
+        int n = b->node_of[r];
+        if (n < 0 || n >= b->nnodes || seen[n])
+            continue;
+        seen[n] = 1;
+        int32_t v = 0;
+        size_t len = sizeof v;
+        if (r != c->rank && (rc = boot_get(r, OVERSUB_KEY, &v, &len)) == VC_SUCCESS &&
+            len == sizeof v && v)
+            c->any_node_oversub = 1;
+    }
+    free(seen);
+    return rc;
+}
+
 static net_t *kind_net(struct vc_ctx *c, int kind)
 {
     return kind == NET_KIND_SHM ? c->shm : kind == NET_KIND_RC ? c->rc
@@ -158,6 +195,9 @@ static int open_transports(struct vc_ctx *c)
         LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
                  "only by a failed transfer");
 
+    int32_t ovs = node_oversubscribed(c);
+    if ((rc = boot_put(OVERSUB_KEY, &ovs, sizeof ovs)))
+        return rc;
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(1)))
         return rc;
@@ -166,6 +206,8 @@ static int open_transports(struct vc_ctx *c)
      * the job (with the message) rather than leaving it hanging. */
     if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
         boot_abort(VC_ERR_ARG, err);
+    if ((rc = agree_oversub(c)))
+        return rc;
 
     for (int r = 0; r < c->size; r++)
         c->net_of[r] = r == c->rank ? c->self

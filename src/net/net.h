@@ -148,6 +148,19 @@ void net_hb_close(net_hb_t *h);
  * another job on the same fabric are dropped by the HCA */
 uint32_t net_verbs_qkey(const struct vc_ctx *c);
 
+/* What the verbs transports hold now (src/net/verbs/usage.c), for the
+ * scaling benchmark and the on-demand tests. */
+typedef struct net_usage {
+    int qps;                  /* every QP: RC per peer, wire-up, UD, heartbeat */
+    int rc_qps;               /* RC QPs made for peers */
+    int rc_up;                /* ... of which connected and usable */
+    int ud_peers;             /* peers UD has an address handle for */
+    int rc_to_ud;             /* peers RC could make no QP for, served by UD */
+    size_t reg_bytes;         /* memory registered (pinned) for the data path */
+    size_t rx_bytes;          /* ... of which receive buffers */
+} net_usage_t;
+void net_usage(const struct vc_ctx *c, net_usage_t *u);
+
 /* verbs UD with software reliability (src/net/verbs): see verbs/ud.h.
  * Peers are connected lazily, on the first packet to or from them. */
 int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);

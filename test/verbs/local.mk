@@ -1,10 +1,11 @@
 # test/verbs/local.mk - verbs tests in the SoftRoCE guest (needs root, QEMU).
 # Not part of `make check` (a guest boot takes 10-20 s and needs root);
 # run `make check-verbs` explicitly.
-EXTRA_DIST += test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
+EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
 	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
-	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh
+	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh \
+	test/verbs/rc-first-contact.sh
 
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
@@ -20,3 +21,13 @@ test_verbs_mp_nodes_LDADD = libvcoll_int.la
 check_PROGRAMS += test/verbs/mp_oneside
 test_verbs_mp_oneside_SOURCES = test/verbs/mp_oneside.c test/mp/mp_util.h
 test_verbs_mp_oneside_LDADD = libvcoll_int.la
+
+# connections on demand: no QP at init, exactly the peers used afterwards
+check_PROGRAMS += test/verbs/mp_ondemand
+test_verbs_mp_ondemand_SOURCES = test/verbs/mp_ondemand.c test/mp/mp_util.h
+test_verbs_mp_ondemand_LDADD = libvcoll_int.la
+
+# RC falls back to UD per peer past the QP budget (VCOLL_RC_MAX_QP)
+check_PROGRAMS += test/verbs/mp_fallback
+test_verbs_mp_fallback_SOURCES = test/verbs/mp_fallback.c test/mp/mp_util.h
+test_verbs_mp_fallback_LDADD = libvcoll_int.la

@@ -24,6 +24,6 @@ expect() {   # name, regex, command...
 }
 expect "forced rc past the limit" "VCOLL_NET=rc needs an RC connection to each of the 5 other ranks, more than VCOLL_RC_MAX_PEERS=4" \
   "${RUN[@]}" -x VCOLL_NET=rc -x VCOLL_RC_MAX_PEERS=4 "$B/test/verbs/mp_nodes"
-expect "VCOLL_RC_MAX_PEERS differs on rank 4" "VCOLL_RC_MAX_PEERS must be the same on every rank, but it is 9 on rank 4 and 4096 on rank 0" \
+expect "VCOLL_RC_MAX_PEERS differs on rank 4" "VCOLL_RC_MAX_PEERS must be the same on every rank, but it is 9 on rank 4 and 1872 on rank 0" \
   "${RUN[@]}" sh -c '[ "$OMPI_COMM_WORLD_RANK" = 4 ] && export VCOLL_RC_MAX_PEERS=9; exec "$0"' "$B/test/verbs/mp_nodes"
 exit $((fails > 0))

@@ -13,7 +13,9 @@
 # Extra arguments go to both guest-suite.sh runs (e.g. --only REGEX, --list F).
 # Boot 1 also runs the kill -9 check (test/mp/kill.sh) on each net, for rc
 # test/verbs/rc-error.sh (a send to a dead rank: the failed completion) and
-# for ud test/verbs/ud-timeout.sh (a SIGSTOPped rank, found by missing ACKs).
+# for ud test/verbs/ud-timeout.sh (a SIGSTOPped rank, found by missing ACKs);
+# test/verbs/rc-first-contact.sh: a first send (the handshake) to a stopped
+# rank fails in bounded time, to a busy one waits.
 # Env: VCOLL_VERBS_NETS (default "rc,ud"), VCOLL_VERBS_NP1
 # (default 2,3,4), VCOLL_VERBS_NP2 (default 2,4), VCOLL_VERBS_HCA2 (default
 # rxe0,rxe1), VCOLL_VERBS_VM_TIMEOUT (per boot, default 2400 s),
@@ -60,7 +62,8 @@ done
 # merely receiving) must be failed at both ends, through the DOWN notice
 [[ ,$NETS, == *,rc,* ]] &&
   KILLS+=(--pre "dead rank found by a failed RC completion=$SRC/test/verbs/rc-error.sh $BUILD"
-          --pre "RC connection failed at one end only, both ends told=$SRC/test/verbs/rc-oneside.sh $BUILD")
+          --pre "RC connection failed at one end only, both ends told=$SRC/test/verbs/rc-oneside.sh $BUILD"
+          --pre "RC first contact: stopped peer fails, busy peer waited for=$SRC/test/verbs/rc-first-contact.sh $BUILD")
 # UD only: a stopped (alive but silent) rank is found by the missing ACKs
 [[ ,$NETS, == *,ud,* ]] &&
   KILLS+=(--pre "stopped rank found by UD timeout=$SRC/test/verbs/ud-timeout.sh $BUILD"

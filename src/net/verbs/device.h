@@ -63,6 +63,19 @@ void net_vport_ah_attr(const net_vport_t *port, uint16_t dlid, const uint8_t dgi
 /* ibv_create_qp with the largest inline size the device accepts; ia's other
  * fields are kept, ia->cap reports what was granted. NULL on failure. */
 struct ibv_qp *net_verbs_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia);
+/* A UD QP on one CQ (one SGE each way, every send signaled: its completion
+ * frees its slot), brought through INIT (port, Q_Key), RTR and RTS: the
+ * data UD's, the heartbeat's and RC's wire-up. max_inline (may be NULL)
+ * gets the inline size granted. NULL with errno set on failure. */
+struct ibv_qp *net_verbs_ud_qp(struct ibv_pd *pd, struct ibv_cq *cq, int port,
+                               uint32_t qkey, int nsend, int nrecv, uint32_t *max_inline);
+/* Post one signaled UD send of len bytes at addr to (ah, qpn, qkey): 0 or
+ * an errno value. */
+int net_verbs_ud_send(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+                      uint32_t lkey, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey);
+/* Post one receive of len bytes at addr: VC_SUCCESS or VC_ERR_TRANSPORT. */
+int net_verbs_post_recv(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+                        uint32_t lkey);
 /* 1 if the 40-byte GRH slot of a UD receive shows the given source GID.
  * For RoCE v2 over IPv4 the slot holds an IPv4 header in its last 20
  * bytes (source address at byte 32); otherwise a GRH (source GID at 8). */

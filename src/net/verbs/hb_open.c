@@ -27,35 +27,10 @@ static int make_qp(struct net_hb *h)
     int fl = fcntl(h->ch->fd, F_GETFL);
     if (fl < 0 || fcntl(h->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0)
         return VC_ERR_TRANSPORT;
-    struct ibv_qp_init_attr ia;
-    memset(&ia, 0, sizeof ia);
-    ia.send_cq = h->cq;
-    ia.recv_cq = h->cq;
-    ia.qp_type = IBV_QPT_UD;
-    ia.sq_sig_all = 1;
-    ia.cap.max_send_wr = HB_TX;
-    ia.cap.max_recv_wr = HB_RX;
-    ia.cap.max_send_sge = 1;
-    ia.cap.max_recv_sge = 1;
-    if (!(h->qp = ibv_create_qp(h->pd, &ia))) {
-        LOG_ERR("hb: ibv_create_qp(UD) on %s: %s", h->port.dev, strerror(errno));
+    if (!(h->qp = net_verbs_ud_qp(h->pd, h->cq, h->port.port, h->qkey, HB_TX, HB_RX, NULL))) {
+        LOG_ERR("hb: UD QP on %s:%d: %s", h->port.dev, h->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_attr a;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = (uint8_t)h->port.port;
-    a.qkey = h->qkey;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-        goto bad;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE))
-        goto bad;
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0;
-    if (ibv_modify_qp(h->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-        goto bad;
     h->rx_stride = (HB_GRH + sizeof(hb_pkt_t) + 63) & ~(size_t)63;
     size_t bytes = h->rx_stride * (HB_RX + HB_TX);
     if (!(h->buf = calloc(1, bytes)))
@@ -69,10 +44,6 @@ static int make_qp(struct net_hb *h)
             return VC_ERR_TRANSPORT;
     h->tx_free = HB_TX;
     return VC_SUCCESS;
-bad:
-    LOG_ERR("hb: bringing the UD QP up on %s:%d: %s", h->port.dev, h->port.port,
-            strerror(errno));
-    return VC_ERR_TRANSPORT;
 }
 
 int net_hb_open(struct vc_ctx *c, net_hb_t **out)

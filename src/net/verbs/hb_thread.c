@@ -25,14 +25,9 @@ uint64_t hb_now_ns(void)
 
 int hb_post_recv(struct net_hb *h, int i)
 {
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)(h->buf + (size_t)i * h->rx_stride),
-        .length = (uint32_t)h->rx_stride,
-        .lkey = h->mr->lkey,
-    };
-    struct ibv_recv_wr wr = {.wr_id = RECV_WRID | (uint64_t)i, .sg_list = &sge,
-                             .num_sge = 1}, *bad;
-    return ibv_post_recv(h->qp, &wr, &bad) ? VC_ERR_TRANSPORT : VC_SUCCESS;
+    return net_verbs_post_recv(h->qp, RECV_WRID | (uint64_t)i,
+                               h->buf + (size_t)i * h->rx_stride, (uint32_t)h->rx_stride,
+                               h->mr->lkey);
 }
 
 static void send_pkt(struct net_hb *h, struct ibv_ah *ah, uint32_t qpn, int type,
@@ -49,19 +44,16 @@ static void send_pkt(struct net_hb *h, struct ibv_ah *ah, uint32_t qpn, int type
     pk->src = (uint32_t)h->me;
     pk->dst = (uint32_t)dst;
     pk->stamp = stamp;
-    struct ibv_sge sge = {.addr = (uintptr_t)pk, .length = sizeof *pk, .lkey = h->mr->lkey};
-    struct ibv_send_wr wr, *bad;
-    memset(&wr, 0, sizeof wr);
-    wr.wr_id = (uint64_t)slot;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.wr.ud.ah = ah;
-    wr.wr.ud.remote_qpn = qpn;
-    wr.wr.ud.remote_qkey = h->qkey;
-    if (ibv_post_send(h->qp, &wr, &bad) == 0)
+    if (net_verbs_ud_send(h->qp, (uint64_t)slot, pk, sizeof *pk, h->mr->lkey, ah, qpn,
+                          h->qkey) == 0)
         h->tx_free--;
+}
+
+/* a PONG or DOWN counts only from the QP and GID the peer published */
+static int from_peer(const hb_peer_t *p, const struct ibv_wc *wc, const uint8_t *slot)
+{
+    return p->state == HB_P_READY && wc->src_qp == p->qpn &&
+           (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid));
 }
 
 static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
@@ -102,14 +94,12 @@ static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
                      (int)pk.src, pk.stamp);
         if (p->state == HB_P_READY && wc->src_qp == p->qpn)
             p->heard = now;     /* its detector runs: it is alive */
-    } else if (p && pk.type == HB_PONG && p->state == HB_P_READY &&
-               wc->src_qp == p->qpn && (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid))) {
+    } else if (p && pk.type == HB_PONG && from_peer(p, wc, slot)) {
         p->heard = now;
         h->n_pong++;
-    } else if (p && pk.type == HB_DOWN && p->state == HB_P_READY &&
-               wc->src_qp == p->qpn && (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid))) {
-        /* only from the QP and GID it published: a forged DOWN must not cut
-           a live connection. From a peer we never resolved it cannot be
+    } else if (p && pk.type == HB_DOWN && from_peer(p, wc, slot)) {
+        /* a forged DOWN must not cut a live connection. From a peer we
+           never resolved it cannot be
            checked and is dropped; we resolve it before we wait on it, and
            then its answer to our PING is DOWN again. */
         p->state = HB_P_DEAD;

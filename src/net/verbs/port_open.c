@@ -155,3 +155,74 @@ void net_vport_ah_attr(const net_vport_t *port, uint16_t dlid, const uint8_t dgi
         a->grh.hop_limit = 64;
     }
 }
+
+static int ud_ready(struct ibv_qp *qp, int port, uint32_t qkey)
+{
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = (uint8_t)port;
+    a.qkey = qkey;
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+        return -1;
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_RTR;
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+        return -1;
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 0;
+    return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
+}
+
+struct ibv_qp *net_verbs_ud_qp(struct ibv_pd *pd, struct ibv_cq *cq, int port,
+                               uint32_t qkey, int nsend, int nrecv, uint32_t *max_inline)
+{
+    struct ibv_qp_init_attr ia;
+    memset(&ia, 0, sizeof ia);
+    ia.send_cq = cq;
+    ia.recv_cq = cq;
+    ia.qp_type = IBV_QPT_UD;
+    ia.sq_sig_all = 1;
+    ia.cap.max_send_wr = (uint32_t)nsend;
+    ia.cap.max_recv_wr = (uint32_t)nrecv;
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    struct ibv_qp *qp = net_verbs_create_qp(pd, &ia);
+    if (qp && ud_ready(qp, port, qkey)) {
+        int e = errno;
+        ibv_destroy_qp(qp);
+        errno = e;
+        return NULL;
+    }
+    if (qp && max_inline)
+        *max_inline = ia.cap.max_inline_data;
+    return qp;
+}
+
+int net_verbs_post_recv(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+                        uint32_t lkey)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)addr, .length = len, .lkey = lkey};
+    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1}, *bad;
+    int e = ibv_post_recv(qp, &wr, &bad);
+    if (e)
+        errno = e;          /* it returns the error rather than setting errno */
+    return e ? VC_ERR_TRANSPORT : VC_SUCCESS;
+}
+
+int net_verbs_ud_send(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
+                      uint32_t lkey, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)addr, .length = len, .lkey = lkey};
+    struct ibv_send_wr wr, *bad;
+    memset(&wr, 0, sizeof wr);
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.ud.ah = ah;
+    wr.wr.ud.remote_qpn = qpn;
+    wr.wr.ud.remote_qkey = qkey;
+    return ibv_post_send(qp, &wr, &bad);
+}

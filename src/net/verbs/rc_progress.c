@@ -5,27 +5,32 @@
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
+#include "core/ctx.h"
 #include "core/log.h"
 #include "boot/boot.h"
 #include "net/verbs/rc.h"
 
 /* Receive WR ids carry this bit so error completions (whose opcode field is
-   undefined) can still be told apart from send-side ones. */
+   undefined) can still be told apart from send-side ones; below it, the
+   slab and the buffer in it. */
 #define RC_RECV_WRID (1ull << 63)
+#define RC_SLAB_SHIFT 20
 
-int rc_post_recv(rc_net_t *r, int idx)
+int rc_post_recv(rc_net_t *r, int slab, int idx)
 {
+    struct rc_slab *sl = &r->slab[slab];
     struct ibv_sge sge = {
-        .addr = (uintptr_t)(r->rx_buf + (size_t)idx * r->base.max_packet),
+        .addr = (uintptr_t)(sl->buf + (size_t)idx * r->base.max_packet),
         .length = (uint32_t)r->base.max_packet,
-        .lkey = r->rx_mr->lkey,
+        .lkey = sl->mr->lkey,
     };
     struct ibv_recv_wr wr = {
-        .wr_id = RC_RECV_WRID | (uint64_t)idx,
+        .wr_id = RC_RECV_WRID | ((uint64_t)slab << RC_SLAB_SHIFT) | (uint64_t)idx,
         .sg_list = &sge,
         .num_sge = 1,
     }, *bad;
@@ -33,6 +38,40 @@ int rc_post_recv(rc_net_t *r, int idx)
     if (err) {
         LOG_ERR("rc: rank %d: ibv_post_srq_recv failed: %s", r->me, strerror(err));
         return VC_ERR_TRANSPORT;
+    }
+    return VC_SUCCESS;
+}
+
+/* n more receive buffers for the SRQ: a newly connected peer's share */
+int rc_slab_add(rc_net_t *r, int n)
+{
+    if (r->nslab == r->capslab) {
+        int cap = r->capslab ? 2 * r->capslab : 8;
+        struct rc_slab *s = realloc(r->slab, (size_t)cap * sizeof *s);
+        if (!s)
+            return VC_ERR_NOMEM;
+        r->slab = s;
+        r->capslab = cap;
+    }
+    size_t bytes = (size_t)n * r->base.max_packet;
+    struct rc_slab *sl = &r->slab[r->nslab];
+    sl->n = n;
+    if (!(sl->buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095)))
+        return VC_ERR_NOMEM;
+    /* the NIC writes them locally; nothing remote */
+    if (!(sl->mr = ibv_reg_mr(r->pd, sl->buf, bytes, IBV_ACCESS_LOCAL_WRITE))) {
+        LOG_ERR("rc: registering %zu bytes of receive buffers on %s failed: %s "
+                "(ulimit -l?)", bytes, r->port.dev, strerror(errno));
+        free(sl->buf);
+        return VC_ERR_TRANSPORT;
+    }
+    int slab = r->nslab++;
+    r->rx_bytes += bytes;
+    for (int i = 0; i < n; i++) {
+        int rc = rc_post_recv(r, slab, i);
+        if (rc)
+            return rc;
+        r->rx_count++;
     }
     return VC_SUCCESS;
 }
@@ -71,8 +110,18 @@ int rc_check_peer(net_t *n, int peer)
     rc_net_t *r = (rc_net_t *)n;
     if (!r || peer < 0 || peer >= r->size)
         return VC_ERR_ARG;
-    if (r->peer[peer].dead)
+    rc_peer_t *p = &r->peer[peer];
+    if (p->dead)
         return VC_ERR_PEER_FAILED;
+    net_t *fb = rc_fb_for(r, peer);
+    if (fb)
+        return fb->ops->check_peer(fb, peer);
+    if (!p->pid && p->state == RC_S_NONE && r->c->boot.node_of &&
+        r->c->boot.node_of[peer] == r->c->boot.node_id) {
+        rc_blob_t b;          /* never connected: its pid is in its blob */
+        if (rc_peer_blob(r, peer, &b) == VC_SUCCESS)
+            p->pid = (pid_t)b.pid;
+    }
     /* a rank that only waits to receive from a dead peer never sees an error
        completion; for a peer on this node the pid tells at once */
     return net_pid_gone(r->peer[peer].pid) ? VC_ERR_PEER_FAILED : VC_SUCCESS;
@@ -80,7 +129,8 @@ int rc_check_peer(net_t *n, int peer)
 
 static void on_recv(rc_net_t *r, struct ibv_wc *wc)
 {
-    int idx = (int)(wc->wr_id & ~RC_RECV_WRID);
+    int idx = (int)(wc->wr_id & ((1u << RC_SLAB_SHIFT) - 1));
+    int slab = (int)((wc->wr_id & ~RC_RECV_WRID) >> RC_SLAB_SHIFT);
     int src = rc_qpn_lookup(r, wc->qp_num);
     if (wc->status != IBV_WC_SUCCESS) {
         rc_peer_fail(r, src, "receive", wc, NULL);
@@ -88,17 +138,20 @@ static void on_recv(rc_net_t *r, struct ibv_wc *wc)
         LOG_ERR("rc: rank %d: packet on unknown QP 0x%x dropped", r->me, wc->qp_num);
     } else {
         rc_peer_t *p = &r->peer[src];
+        /* anything on the QP (the RTU or data) proves the peer's end ready */
+        if (p->state == RC_S_WAIT)
+            p->state = RC_S_UP;
         uint32_t imm = (wc->wc_flags & IBV_WC_WITH_IMM) ? be32toh(wc->imm_data) : 0;
         /* credits first: the upcall may want to answer right away */
         p->credits += (int)(imm & RC_IMM_CREDIT_MASK);
         if (!(imm & RC_IMM_CREDIT_ONLY) && !p->dead) {
-            const char *buf = r->rx_buf + (size_t)idx * r->base.max_packet;
+            const char *buf = r->slab[slab].buf + (size_t)idx * r->base.max_packet;
             r->base.up.packet(r->base.up.arg, src, buf, wc->byte_len);
             p->owed++;
         }
     }
     /* the buffer goes back to the SRQ only after the upcall is done with it */
-    if (rc_post_recv(r, idx) != VC_SUCCESS)
+    if (rc_post_recv(r, slab, idx) != VC_SUCCESS)
         rc_peer_fail(r, src, "receive repost", NULL, "ibv_post_srq_recv failed");
     if (src >= 0 && r->peer[src].owed > 0 && r->peer[src].owed >= r->credits / 2 &&
         rc_send_credits(r, src) == NET_AGAIN)
@@ -141,6 +194,15 @@ int rc_progress(net_t *n)
     if (!r || !r->cq || r->in_progress)
         return 0;
     r->in_progress = 1;
+    int hs = rc_hs_progress(r);
+    if (r->fb) {
+        int e = r->fb->base.ops->progress(&r->fb->base);
+        if (e < 0) {
+            r->in_progress = 0;
+            return e;
+        }
+        hs += e;
+    }
     struct ibv_wc wc[RC_POLL_BATCH];
     int ne = ibv_poll_cq(r->cq, RC_POLL_BATCH, wc);
     if (ne < 0) {
@@ -158,5 +220,13 @@ int rc_progress(net_t *n)
         rc_get_post_pending(r);
     rc_flush_credits(r);
     r->in_progress = 0;
-    return ne;
+    return ne + hs;
+}
+
+/* The fallback UD's unacknowledged packets (vc_finalize waits for them);
+   RC's own delivery the hardware guarantees. */
+int rc_quiesce(net_t *n)
+{
+    rc_net_t *r = (rc_net_t *)n;
+    return r && r->fb ? r->fb->base.ops->quiesce(&r->fb->base) : 0;
 }

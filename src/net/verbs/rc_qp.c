@@ -1,8 +1,10 @@
 /*
- * rc_qp.c -- one RC queue pair per peer: create (INIT) at open, RTR/RTS at
- * connect from the peer's endpoint blob; QP number -> rank map.
+ * rc_qp.c -- one RC queue pair per peer, made on first contact (INIT, with
+ * the peer's share of receive buffers), brought to RTR/RTS once the
+ * handshake brought the peer's QP number; QP number -> rank map.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -12,15 +14,47 @@
 #include "core/log.h"
 #include "net/verbs/rc.h"
 
+static void qpn_put(uint32_t *key, int *rank, uint32_t mask, uint32_t qpn, int v)
+{
+    for (uint32_t h = (qpn * 2654435761u) & mask;; h = (h + 1) & mask)
+        if (rank[h] < 0 || key[h] == qpn) {
+            key[h] = qpn;
+            rank[h] = v;
+            return;
+        }
+}
+
+/* the map grows with the QPs made, not with the job */
+static int qpn_grow(rc_net_t *r)
+{
+    uint32_t n = r->qpn_rank ? 2 * (r->qpn_mask + 1) : 16;
+    uint32_t *key = calloc(n, sizeof *key);
+    int *rank = malloc(n * sizeof *rank);
+    if (!key || !rank) {
+        free(key);
+        free(rank);
+        return VC_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        rank[i] = -1;
+    for (uint32_t i = 0; r->qpn_rank && i <= r->qpn_mask; i++)
+        if (r->qpn_rank[i] >= 0)
+            qpn_put(key, rank, n - 1, r->qpn_key[i], r->qpn_rank[i]);
+    free(r->qpn_key);
+    free(r->qpn_rank);
+    r->qpn_key = key;
+    r->qpn_rank = rank;
+    r->qpn_mask = n - 1;
+    return VC_SUCCESS;
+}
+
 int rc_qpn_insert(rc_net_t *r, uint32_t qpn, int rank)
 {
-    for (uint32_t h = (qpn * 2654435761u) & r->qpn_mask;; h = (h + 1) & r->qpn_mask) {
-        if (r->qpn_rank[h] < 0 || r->qpn_key[h] == qpn) {
-            r->qpn_key[h] = qpn;
-            r->qpn_rank[h] = rank;
-            return VC_SUCCESS;
-        }
-    }
+    if ((!r->qpn_rank || 2 * (uint32_t)(r->qpn_used + 1) > r->qpn_mask + 1) && qpn_grow(r))
+        return VC_ERR_NOMEM;
+    r->qpn_used++;
+    qpn_put(r->qpn_key, r->qpn_rank, r->qpn_mask, qpn, rank);
+    return VC_SUCCESS;
 }
 
 int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn)
@@ -35,8 +69,29 @@ int rc_qpn_lookup(const rc_net_t *r, uint32_t qpn)
     }
 }
 
-int rc_qp_create(rc_net_t *r, int peer)
+const char *const rc_no_text[RC_NO_COUNT] = {
+    [RC_NO_NONE] = "no reason",
+    [RC_NO_BUDGET] = "its RC QP budget is spent (VCOLL_RC_MAX_QP, or the device's max_qp)",
+    [RC_NO_SRQ] = "its shared receive queue is full",
+    [RC_NO_QP] = "ibv_create_qp failed (device limits)",
+    [RC_NO_MEM] = "its receive buffers could not be allocated or registered",
+    [RC_NO_UD] = "it could not open UD either",
+};
+
+int rc_qp_create(rc_net_t *r, int peer, char *why, size_t wlen)
 {
+    if (r->nqp >= r->max_qp) {
+        snprintf(why, wlen, "QP budget of %d spent (VCOLL_RC_MAX_QP=%d, %s max_qp %d)",
+                 r->max_qp, r->c->cfg.rc_max_qp, r->port.dev, r->dev_max_qp);
+        return RC_NO_BUDGET;
+    }
+    int per = r->credits + RC_CREDIT_RESERVE;
+    int spare = r->rx_spare >= per;      /* a dropped QP's share, still posted */
+    if (!spare && r->rx_count + per > r->srq_cap) {
+        snprintf(why, wlen, "SRQ of %d buffers full at %d peers (VCOLL_IB_RX_DEPTH lower "
+                 "fits more)", r->srq_cap, r->nqp);
+        return RC_NO_SRQ;
+    }
     struct ibv_qp_init_attr ia;
     memset(&ia, 0, sizeof ia);
     ia.send_cq = r->cq;
@@ -48,9 +103,9 @@ int rc_qp_create(rc_net_t *r, int peer)
     ia.cap.max_send_sge = (uint32_t)r->max_send_sge;
     struct ibv_qp *qp = net_verbs_create_qp(r->pd, &ia);
     if (!qp) {
-        LOG_ERR("rc: ibv_create_qp for rank %d on %s failed: %s", peer,
-                r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
+        snprintf(why, wlen, "ibv_create_qp: %s (%d QPs, %s max_qp %d)", strerror(errno),
+                 r->nqp, r->port.dev, r->dev_max_qp);
+        return RC_NO_QP;
     }
     r->max_inline = ia.cap.max_inline_data;
 
@@ -63,20 +118,44 @@ int rc_qp_create(rc_net_t *r, int peer)
     a.qp_access_flags = IBV_ACCESS_REMOTE_READ;
     if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
                       IBV_QP_ACCESS_FLAGS)) {
-        LOG_ERR("rc: QP for rank %d: RESET->INIT failed: %s", peer, strerror(errno));
+        snprintf(why, wlen, "RESET->INIT on %s: %s", r->port.dev, strerror(errno));
         ibv_destroy_qp(qp);
-        return VC_ERR_TRANSPORT;
+        return RC_NO_QP;
     }
+    /* its receive buffers before the QP can reach RTR (rc_qp_connect): from
+       then on the peer may send */
+    if ((!spare && rc_slab_add(r, per)) || rc_qpn_insert(r, qp->qp_num, peer)) {
+        snprintf(why, wlen, "%d receive buffers of %zu B (ulimit -l?)", per,
+                 r->base.max_packet);
+        ibv_destroy_qp(qp);
+        return RC_NO_MEM;
+    }
+    if (spare)
+        r->rx_spare -= per;
     rc_peer_t *p = &r->peer[peer];
     p->qp = qp;
     /* PSNs only need to differ between incarnations; mix qpn and pid-ish */
     p->psn = (qp->qp_num * 2654435761u ^ (uint32_t)r->me * 40503u) & 0xffffff;
     p->sq_free = r->sq_depth;
-    return rc_qpn_insert(r, qp->qp_num, peer);
+    r->nqp++;
+    return RC_NO_NONE;
 }
 
-int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
-                  const rc_blob_qp_t *q)
+/* A QP that never left INIT (the pair went to UD): its budget goes back.
+   Its receive buffers stay in the SRQ, where any peer can use them. */
+void rc_qp_drop(rc_net_t *r, int peer)
+{
+    rc_peer_t *p = &r->peer[peer];
+    if (!p->qp)
+        return;
+    ibv_destroy_qp(p->qp);
+    p->qp = NULL;
+    r->nqp--;
+    r->rx_spare += r->credits + RC_CREDIT_RESERVE;
+}
+
+int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_t *h, uint32_t qpn,
+                  uint32_t psn)
 {
     rc_peer_t *p = &r->peer[peer];
     struct ibv_qp_attr a;
@@ -86,8 +165,8 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
     enum ibv_mtu a_mtu = h->mtu < r->port.active_mtu ? (enum ibv_mtu)h->mtu
                                                       : r->port.active_mtu;
     a.path_mtu = a_mtu;
-    a.dest_qp_num = q->qpn;
-    a.rq_psn = q->psn;
+    a.dest_qp_num = qpn;
+    a.rq_psn = psn;
     a.max_dest_rd_atomic = (uint8_t)r->rd_atom;
     a.min_rnr_timer = 12;     /* 0.64 ms; RNR cannot happen with credits */
     net_vport_ah_attr(&r->port, h->lid, h->gid, &a.ah_attr);
@@ -124,6 +203,8 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_hdr_t *h,
         chunk = r->port.max_msg_sz;
     p->get_chunk = chunk;
     p->credits = (int)h->credits;
-    p->connected = 1;
+    p->rqpn = qpn;
+    if (r->c->boot.node_of && r->c->boot.node_of[peer] == r->c->boot.node_id)
+        p->pid = (pid_t)h->pid;
     return VC_SUCCESS;
 }

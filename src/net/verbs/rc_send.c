@@ -54,6 +54,9 @@ void rc_op_signal(rc_peer_t *p, rc_op_t *o)
 int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 {
     rc_net_t *r = (rc_net_t *)n;
+    net_t *fb = r ? rc_fb_for(r, peer) : NULL;
+    if (fb)
+        return fb->ops->send(fb, peer, iov, iovcnt);
     int rc = rc_peer_check(r, peer);
     if (rc)
         return rc;
@@ -148,7 +151,7 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 int rc_send_credits(rc_net_t *r, int peer)
 {
     rc_peer_t *p = &r->peer[peer];
-    if (p->owed == 0 || p->dead || !p->connected)
+    if (p->owed == 0 || p->dead || p->state != RC_S_UP)
         return VC_SUCCESS;
     if (p->sq_free <= 0)
         return NET_AGAIN;
@@ -175,6 +178,29 @@ int rc_send_credits(rc_net_t *r, int peer)
                 r->me, peer, strerror(err));
         return VC_ERR_TRANSPORT;
     }
+    p->sq_free--;
+    return VC_SUCCESS;
+}
+
+/* The RTU: a zero-byte SEND telling the peer our QP is ready, so it may
+   send (rc.h). Unsignaled, so it needs no op slot; it is posted first on a
+   fresh QP, whose send queue is empty. Its receive buffer is the third of
+   RC_CREDIT_RESERVE. */
+int rc_send_rtu(rc_net_t *r, int peer)
+{
+    rc_peer_t *p = &r->peer[peer];
+    struct ibv_send_wr wr, *bad;
+    memset(&wr, 0, sizeof wr);
+    wr.wr_id = RC_UNSIG_WRID | (uint64_t)peer;
+    wr.opcode = IBV_WR_SEND_WITH_IMM;
+    wr.imm_data = htobe32(RC_IMM_CREDIT_ONLY);
+    int err = ibv_post_send(p->qp, &wr, &bad);
+    if (err) {
+        LOG_ERR("rc: rank %d -> rank %d: posting the ready message failed: %s",
+                r->me, peer, strerror(err));
+        return VC_ERR_TRANSPORT;
+    }
+    p->unsig++;
     p->sq_free--;
     return VC_SUCCESS;
 }

@@ -195,12 +195,22 @@ typedef struct ud_net {
     uint64_t rng;
     int in_progress;
     int qp_broken;
+    int introduced;           /* RC's fallback: peers' addresses come from the RC
+                                 handshake (ud_peer_set), none is published */
     /* counters for the info log at close */
     uint64_t n_tx, n_rx, n_resent, n_dup, n_ooo, n_acks, n_naks, n_dropped;
 } ud_net_t;
 
 /* ud_open.c */
 int ud_peer_ready(ud_net_t *u, int peer);
+int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b);
+void ud_blob_fill(const ud_net_t *u, ud_blob_t *b);
+/* UD for the peers RC could not connect (rc_wire.c): opened when the first
+ * such peer turns up, long after the endpoint fence, so it publishes
+ * nothing. It uses RC's port, so a peer's address is its RC blob's and
+ * only the QP number travels in the RC handshake (ud_peer_set). */
+int ud_open_fallback(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+                     ud_net_t **out);
 void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 uint64_t ud_now_ns(void);

@@ -68,8 +68,61 @@ void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
         boot_abort(VC_ERR_PEER_FAILED, why);
 }
 
-/* Fetch the peer's blob and make its address handle: on the first packet to
- * or from it. VC_SUCCESS, or the peer is marked dead with the reason. */
+/* Make the peer's address handle from its endpoint blob. VC_SUCCESS, or
+ * the peer is marked dead with the reason. */
+int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b)
+{
+    ud_peer_t *p = &u->peer[peer];
+    if (p->state == UD_P_READY)
+        return VC_SUCCESS;
+    if (p->state == UD_P_DEAD)
+        return VC_ERR_PEER_FAILED;
+    if (b->magic != UD_BLOB_MAGIC) {
+        ud_peer_fail(u, peer, "its endpoint blob is malformed (different vcoll versions "
+                     "in one job?)");
+        return VC_ERR_TRANSPORT;
+    }
+    if (b->max_packet != u->base.max_packet) {
+        ud_peer_fail(u, peer, "it uses %u-byte packets, we use %zu (VCOLL_EAGER_LIMIT "
+                     "must be the same on every rank)", b->max_packet, u->base.max_packet);
+        return VC_ERR_ARG;
+    }
+    if (b->link_layer != (uint8_t)u->port.link_layer) {
+        ud_peer_fail(u, peer, "we are on %s, it is on %s: no path between them",
+                     net_vdev_link_layer_str(u->port.link_layer),
+                     net_vdev_link_layer_str(b->link_layer));
+        return VC_ERR_TRANSPORT;
+    }
+    struct ibv_ah_attr a;
+    net_vport_ah_attr(&u->port, b->lid, b->gid, &a);
+    p->ah = ibv_create_ah(u->pd, &a);
+    if (!p->ah) {
+        char g[64];
+        net_vdev_gid_str((const union ibv_gid *)b->gid, g, sizeof g);
+        ud_peer_fail(u, peer, "ibv_create_ah (LID %u, GID %s) on %s:%d failed: %s",
+                     b->lid, g, u->port.dev, u->port.port, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    if (!p->win && !(p->win = malloc(u->wsize * sizeof *p->win))) {
+        ud_peer_fail(u, peer, "out of memory for its send window");
+        return VC_ERR_NOMEM;
+    }
+    uint32_t mtu = (uint32_t)net_vdev_mtu_bytes((enum ibv_mtu)b->mtu);
+    if (mtu == 0 || mtu > u->mtu)
+        mtu = u->mtu;
+    p->qpn = b->qpn;
+    memcpy(p->gid, b->gid, 16);
+    p->frag = mtu - (uint32_t)sizeof(ud_hdr_t);
+    const struct vc_ctx *c = u->c;
+    p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b->pid : 0;
+    p->rto_ns = u->rto_base_ns;
+    p->state = UD_P_READY;
+    return VC_SUCCESS;
+}
+
+/* On the first packet to or from a peer: its published blob, or (fallback
+ * for RC, nothing published) NET_AGAIN until the RC handshake introduced
+ * it; a datagram from it before then is dropped and resent by its sender. */
 int ud_peer_ready(ud_net_t *u, int peer)
 {
     ud_peer_t *p = &u->peer[peer];
@@ -77,55 +130,21 @@ int ud_peer_ready(ud_net_t *u, int peer)
         return VC_SUCCESS;
     if (p->state == UD_P_DEAD)
         return VC_ERR_PEER_FAILED;
+    if (u->introduced)
+        return NET_AGAIN;
     ud_blob_t b;
     size_t len = sizeof b;
-    int rc = boot_get(peer, UD_BLOB_KEY, &b, &len);
-    if (rc) {
+    if (boot_get(peer, UD_BLOB_KEY, &b, &len)) {
         net_peer_missing(u->c, peer, "ud");
         ud_peer_fail(u, peer, "its UD endpoint is not published");
         return VC_ERR_TRANSPORT;
     }
-    if (len != sizeof b || b.magic != UD_BLOB_MAGIC) {
+    if (len != sizeof b) {
         ud_peer_fail(u, peer, "its endpoint blob is malformed (%zu bytes; different "
                      "vcoll versions in one job?)", len);
         return VC_ERR_TRANSPORT;
     }
-    if (b.max_packet != u->base.max_packet) {
-        ud_peer_fail(u, peer, "it uses %u-byte packets, we use %zu (VCOLL_EAGER_LIMIT "
-                     "must be the same on every rank)", b.max_packet, u->base.max_packet);
-        return VC_ERR_ARG;
-    }
-    if (b.link_layer != (uint8_t)u->port.link_layer) {
-        ud_peer_fail(u, peer, "we are on %s, it is on %s: no path between them",
-                     net_vdev_link_layer_str(u->port.link_layer),
-                     net_vdev_link_layer_str(b.link_layer));
-        return VC_ERR_TRANSPORT;
-    }
-    struct ibv_ah_attr a;
-    net_vport_ah_attr(&u->port, b.lid, b.gid, &a);
-    p->ah = ibv_create_ah(u->pd, &a);
-    if (!p->ah) {
-        char g[64];
-        net_vdev_gid_str((const union ibv_gid *)b.gid, g, sizeof g);
-        ud_peer_fail(u, peer, "ibv_create_ah (LID %u, GID %s) on %s:%d failed: %s",
-                     b.lid, g, u->port.dev, u->port.port, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    if (!p->win && !(p->win = malloc(u->wsize * sizeof *p->win))) {
-        ud_peer_fail(u, peer, "out of memory for its send window");
-        return VC_ERR_NOMEM;
-    }
-    uint32_t mtu = (uint32_t)net_vdev_mtu_bytes((enum ibv_mtu)b.mtu);
-    if (mtu == 0 || mtu > u->mtu)
-        mtu = u->mtu;
-    p->qpn = b.qpn;
-    memcpy(p->gid, b.gid, 16);
-    p->frag = mtu - (uint32_t)sizeof(ud_hdr_t);
-    const struct vc_ctx *c = u->c;
-    p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b.pid : 0;
-    p->rto_ns = u->rto_base_ns;
-    p->state = UD_P_READY;
-    return VC_SUCCESS;
+    return ud_peer_set(u, peer, &b);
 }
 
 static int ud_alloc_resources(ud_net_t *u)
@@ -163,49 +182,13 @@ static int ud_alloc_resources(ud_net_t *u)
                 u->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    struct ibv_qp_init_attr ia;
-    memset(&ia, 0, sizeof ia);
-    ia.send_cq = u->cq;
-    ia.recv_cq = u->cq;
-    ia.qp_type = IBV_QPT_UD;
-    ia.sq_sig_all = 1;     /* every send's completion frees its slot */
-    ia.cap.max_send_wr = (uint32_t)u->sq_depth;
-    ia.cap.max_recv_wr = (uint32_t)u->rx_count;
-    ia.cap.max_send_sge = 1;
-    ia.cap.max_recv_sge = 1;
-    u->qp = net_verbs_create_qp(u->pd, &ia);
+    u->qp = net_verbs_ud_qp(u->pd, u->cq, u->port.port, u->qkey, u->sq_depth, u->rx_count,
+                            &u->max_inline);
     if (!u->qp) {
-        LOG_ERR("ud: ibv_create_qp(UD) on %s failed: %s", u->port.dev, strerror(errno));
+        LOG_ERR("ud: UD QP on %s:%d: %s", u->port.dev, u->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    u->max_inline = ia.cap.max_inline_data;
     u->sq_free = u->sq_depth;
-
-    struct ibv_qp_attr a;
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
-    a.pkey_index = 0;
-    a.port_num = (uint8_t)u->port.port;
-    a.qkey = u->qkey;
-    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_QKEY)) {
-        LOG_ERR("ud: QP RESET->INIT on %s:%d failed: %s", u->port.dev, u->port.port,
-                strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE)) {
-        LOG_ERR("ud: QP INIT->RTR failed: %s", strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0;
-    if (ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)) {
-        LOG_ERR("ud: QP RTR->RTS failed: %s", strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
 
     u->rx_stride = (UD_GRH_BYTES + u->mtu + 63) & ~(size_t)63;
     size_t rxb = u->rx_stride * (size_t)u->rx_count;
@@ -236,10 +219,25 @@ static int ud_alloc_resources(ud_net_t *u)
     return VC_SUCCESS;
 }
 
-int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+void ud_blob_fill(const ud_net_t *u, ud_blob_t *b)
 {
-    if (!c || !up || !out)
-        return VC_ERR_ARG;
+    memset(b, 0, sizeof *b);
+    b->magic = UD_BLOB_MAGIC;
+    b->qpn = u->qp->qp_num;
+    b->lid = u->port.lid;
+    b->mtu = (uint8_t)u->port.active_mtu;
+    b->link_layer = (uint8_t)u->port.link_layer;
+    memcpy(b->gid, u->port.gid.raw, 16);
+    b->gid_index = u->port.gid_index;
+    b->max_packet = (uint32_t)u->base.max_packet;
+    b->pid = (int32_t)getpid();
+}
+
+/* Everything but making the endpoint known: device, queues, buffers; on
+ * the given port, or the one the topology picks (port NULL). */
+static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+                     ud_net_t **out)
+{
     *out = NULL;
     ud_net_t *u = calloc(1, sizeof *u);
     if (!u)
@@ -256,8 +254,12 @@ int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     u->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);
     u->qkey = net_verbs_qkey(c);
 
-    int rc;
-    if ((rc = net_vport_pick(c, "ud", &u->port, u->why, sizeof u->why)) ||
+    int rc = VC_SUCCESS;
+    if (port) {
+        u->port = *port;
+        snprintf(u->why, sizeof u->why, "RC's port");
+    }
+    if ((!port && (rc = net_vport_pick(c, "ud", &u->port, u->why, sizeof u->why))) ||
         (rc = net_vport_open(&u->port, "ud", &u->ctx)))
         goto fail;
     u->mtu = (uint32_t)net_vdev_mtu_bytes(u->port.active_mtu);
@@ -284,33 +286,53 @@ int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         u->peer[i].rank = i;
     if ((rc = ud_alloc_resources(u)))
         goto fail;
-
-    ud_blob_t b;
-    memset(&b, 0, sizeof b);
-    b.magic = UD_BLOB_MAGIC;
-    b.qpn = u->qp->qp_num;
-    b.lid = u->port.lid;
-    b.mtu = (uint8_t)u->port.active_mtu;
-    b.link_layer = (uint8_t)u->port.link_layer;
-    memcpy(b.gid, u->port.gid.raw, 16);
-    b.gid_index = u->port.gid_index;
-    b.max_packet = (uint32_t)u->base.max_packet;
-    b.pid = (int32_t)getpid();
-    if ((rc = boot_put(UD_BLOB_KEY, &b, sizeof b)))
-        goto fail;
-
-    char gid[64];
-    net_vdev_gid_str(&u->port.gid, gid, sizeof gid);
-    LOG_INFO("ud: %s:%d (%s, MTU %u, GID[%d] %s), QPN 0x%x, window %u, %d receive + %d "
-             "send buffers, inline %u; %s", u->port.dev, u->port.port,
-             net_vdev_link_layer_str(u->port.link_layer), u->mtu, u->port.gid_index,
-             u->port.gid_index >= 0 ? gid : "-", u->qp->qp_num, u->wsize, u->rx_count,
-             u->tx_count, u->max_inline, u->why);
-    *out = &u->base;
+    *out = u;
     return VC_SUCCESS;
 fail:
     ud_close(&u->base);
     return rc;
+}
+
+static void ud_log_open(const ud_net_t *u, const char *role)
+{
+    char gid[64];
+    net_vdev_gid_str(&u->port.gid, gid, sizeof gid);
+    LOG_INFO("ud%s: %s:%d (%s, MTU %u, GID[%d] %s), QPN 0x%x, window %u, %d receive + %d "
+             "send buffers, inline %u; %s", role, u->port.dev, u->port.port,
+             net_vdev_link_layer_str(u->port.link_layer), u->mtu, u->port.gid_index,
+             u->port.gid_index >= 0 ? gid : "-", u->qp->qp_num, u->wsize, u->rx_count,
+             u->tx_count, u->max_inline, u->why);
+}
+
+int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+{
+    if (!c || !up || !out)
+        return VC_ERR_ARG;
+    *out = NULL;
+    ud_net_t *u;
+    int rc = ud_create(c, up, NULL, &u);
+    if (rc)
+        return rc;
+    ud_blob_t b;
+    ud_blob_fill(u, &b);
+    if ((rc = boot_put(UD_BLOB_KEY, &b, sizeof b))) {
+        ud_close(&u->base);
+        return rc;
+    }
+    ud_log_open(u, "");
+    *out = &u->base;
+    return VC_SUCCESS;
+}
+
+int ud_open_fallback(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+                     ud_net_t **out)
+{
+    int rc = ud_create(c, up, port, out);
+    if (rc)
+        return rc;
+    (*out)->introduced = 1;
+    ud_log_open(*out, " (for the peers RC could not connect)");
+    return VC_SUCCESS;
 }
 
 static void ud_close(net_t *n)

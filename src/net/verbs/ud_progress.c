@@ -17,22 +17,12 @@
 
 int ud_post_recv(ud_net_t *u, int idx)
 {
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)(u->rx_buf + (size_t)idx * u->rx_stride),
-        .length = (uint32_t)(UD_GRH_BYTES + u->mtu),
-        .lkey = u->rx_mr->lkey,
-    };
-    struct ibv_recv_wr wr = {
-        .wr_id = UD_RECV_WRID | (uint64_t)idx,
-        .sg_list = &sge,
-        .num_sge = 1,
-    }, *bad;
-    int err = ibv_post_recv(u->qp, &wr, &bad);
-    if (err) {
-        LOG_ERR("ud: rank %d: ibv_post_recv failed: %s", u->me, strerror(err));
-        return VC_ERR_TRANSPORT;
-    }
-    return VC_SUCCESS;
+    int rc = net_verbs_post_recv(u->qp, UD_RECV_WRID | (uint64_t)idx,
+                                 u->rx_buf + (size_t)idx * u->rx_stride,
+                                 (uint32_t)(UD_GRH_BYTES + u->mtu), u->rx_mr->lkey);
+    if (rc)
+        LOG_ERR("ud: rank %d: ibv_post_recv failed: %s", u->me, strerror(errno));
+    return rc;
 }
 
 static void ack_list_add(ud_net_t *u, ud_peer_t *p)

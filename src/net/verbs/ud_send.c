@@ -101,8 +101,9 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
     if (u->qp_broken)
         return VC_ERR_TRANSPORT;
     ud_peer_t *p = &u->peer[peer];
-    if (p->state != UD_P_READY && ud_peer_ready(u, peer))
-        return VC_ERR_PEER_FAILED;
+    int rc;
+    if (p->state != UD_P_READY && (rc = ud_peer_ready(u, peer)))
+        return rc == NET_AGAIN ? NET_AGAIN : VC_ERR_PEER_FAILED;
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
