@@ -30,6 +30,7 @@ typedef struct {
 static const char *const net_names[] = {"auto", "shm", "rc", "ud", NULL};
 static const char *const log_names[] = {"error", "warn", "info", "debug", NULL};
 static const char *const cma_names[] = {"auto", "off", "on", NULL};
+static const char *const onoff_names[] = {"off", "on", NULL};
 
 #define F(x) offsetof(vc_config_t, x)
 static const cfg_entry_t table[] = {
@@ -82,6 +83,10 @@ static const cfg_entry_t table[] = {
      "testing only: fraction of arriving UD packets dropped on purpose (exercises resends)"},
     {"VCOLL_FAULT_RC_ERR", T_STRING, F(fault_rc_err), "", NULL, 0, 0,
      "testing only: A>B@N = rank A moves its RC queue pair to rank B into the error state after N sends (a failure one end sees)"},
+    {"VCOLL_RCACHE", T_ENUM, F(rcache), "on", onoff_names, 0, 0,
+     "keep RC rendezvous buffers registered for reuse (on|off); invalidated when their memory is unmapped"},
+    {"VCOLL_RCACHE_MAX", T_SIZE, F(rcache_max), "256m", NULL, 0, 1L << 40,
+     "bytes the registration cache may keep registered; least recently used go first"},
     {"VCOLL_BARRIER_ALG", T_ALG, F(barrier_alg), "auto", cfg_barrier_algs, 0, 0,
      "force a barrier algorithm"},
     {"VCOLL_BCAST_ALG", T_ALG, F(bcast_alg), "auto", cfg_bcast_algs, 0, 0,

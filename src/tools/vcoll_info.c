@@ -21,6 +21,7 @@
 #include "net/net.h"
 #include "coll/coll.h"
 #include "net/verbs/device.h"
+#include "net/verbs/memhook.h"
 #include "topo/topo.h"
 #include "boot/boot.h"
 
@@ -74,8 +75,31 @@ static void show_devices(const net_vport_t *ports, int n)
                    net_vdev_gid_type_str(v->gid_type));
         else
             printf("      vcoll uses the LID (InfiniBand, no GRH)\n");
+        if (v->usable)
+            printf("      registration cache: %s\n", v->odp
+                   ? "on-demand paging (RC READ), no memory hooks needed"
+                   : "no on-demand paging: pinned, invalidated by memory hooks");
         print_gids(v->dev, v->port, v->gid_tbl_len);
     }
+}
+
+/* What the RC registration cache would do here; its hit/miss/eviction/
+   invalidation counts are logged per rank at vc_finalize with VCOLL_LOG=debug. */
+static void show_rcache(void)
+{
+    vc_config_t cfg;
+    char err[320], why[160];
+    if (cfg_parse(&cfg, (const char *(*)(const char *))getenv, err, sizeof err))
+        return;
+    if (!cfg.rcache) {
+        printf("Registration cache: off (VCOLL_RCACHE=off)\n");
+        return;
+    }
+    int hooks = net_memhook_check(why, sizeof why) == VC_SUCCESS;
+    printf("Registration cache: on, up to %zu MiB (VCOLL_RCACHE_MAX); memory hooks: %s%s%s\n"
+           "  (counts per rank at finalize with VCOLL_LOG=debug)\n",
+           cfg.rcache_max >> 20, hooks ? "available" : "unavailable (", hooks ? "" : why,
+           hooks ? "" : "; only devices with on-demand paging cache)");
 }
 
 static void show_selection(const net_vport_t *ports, int n, int nlocal,
@@ -249,6 +273,8 @@ int main(int argc, char **argv)
     show_segments(-1);
     if (plain)
         show_mpi_dropins();
+    if (plain || devices)
+        show_rcache();
     if (plain || devices) {
         const char *g = getenv("VCOLL_GID_INDEX");
         net_vport_t *ports = NULL;

@@ -11,6 +11,10 @@ check_PROGRAMS += test/unit/test_nodes
 test_unit_test_nodes_SOURCES = test/unit/test_nodes.c
 test_unit_test_nodes_LDADD = libvcoll_int.la $(CUNIT_LIBS)
 TESTS += test/unit/test_nodes
+check_PROGRAMS += test/unit/test_rcache
+test_unit_test_rcache_SOURCES = test/unit/test_rcache.c
+test_unit_test_rcache_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+TESTS += test/unit/test_rcache
 else
 check_SCRIPTS += cunit-missing
 cunit-missing:

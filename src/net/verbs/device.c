@@ -124,6 +124,16 @@ int net_vdev_choose_gid(struct ibv_context *ctx, int port,
     return VC_SUCCESS;
 }
 
+int net_vdev_odp_read(struct ibv_context *ctx)
+{
+    struct ibv_device_attr_ex ax;
+    memset(&ax, 0, sizeof ax);
+    if (!ctx || ibv_query_device_ex(ctx, NULL, &ax))
+        return 0;
+    return (ax.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+           (ax.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_READ);
+}
+
 static void scan_device(struct ibv_device *d, int gid_override,
                         net_vport_t **ports, int *n, int *cap)
 {
@@ -134,6 +144,7 @@ static void scan_device(struct ibv_device *d, int gid_override,
 
     if (ctx && ibv_query_device(ctx, &da) == 0)
         nport = da.phys_port_cnt;
+    int odp = net_vdev_odp_read(ctx);
     for (int p = 1; p <= nport; p++) {
         if (*n == *cap) {
             int nc = *cap ? 2 * *cap : 8;
@@ -148,6 +159,7 @@ static void scan_device(struct ibv_device *d, int gid_override,
         snprintf(v->dev, sizeof v->dev, "%s", name ? name : "?");
         v->port = p;
         v->gid_index = -1;
+        v->odp = odp;
         if (!ctx) {
             snprintf(v->why, sizeof v->why, "ibv_open_device failed: %s",
                      strerror(errno));

@@ -24,6 +24,7 @@ typedef struct net_vport {
     int gid_index;               /* -1: no GID needed (IB without GRH) */
     int gid_type;                /* IBV_GID_TYPE_* of gid_index */
     union ibv_gid gid;
+    int odp;                     /* RC RDMA READ works on on-demand-paging MRs */
 } net_vport_t;
 
 /* Scan every device and port. gid_override >= 0 forces that GID index
@@ -83,6 +84,9 @@ int net_verbs_grh_from(const void *grh, const uint8_t gid[16]);
  * RC and UD use the same so the eager limit means the same on both. */
 size_t net_verbs_max_packet(size_t eager_limit);
 
+/* 1 when the device pages RC RDMA READ buffers on demand (ODP): such a
+ * registration follows the address space and never goes stale. */
+int net_vdev_odp_read(struct ibv_context *ctx);
 /* async.c: the device's asynchronous events. net_vport_open makes the event
  * fd non-blocking; drain logs what is queued (QP events name the peer through
  * qp_peer when given) and returns how many there were. */

@@ -71,6 +71,7 @@
 #include "core/config.h"
 #include "net/net.h"
 #include "net/verbs/device.h"
+#include "net/verbs/rcache.h"
 #include "net/verbs/ud.h"
 
 #define RC_BLOB_KEY        "vc.rc"
@@ -187,7 +188,7 @@ typedef struct rc_get {
     size_t len, posted;
     uint64_t raddr;
     uint32_t rkey;
-    struct ibv_mr *mr;        /* dst, local write only, per transfer */
+    struct net_rcache_entry *reg;   /* dst's registration (local write) */
     int inflight;             /* READ WRs not yet completed */
     int status;
     void *cookie;
@@ -280,6 +281,9 @@ typedef struct rc_net {
     rc_get_t *live;           /* every get not yet reported done */
     int rd_inflight;          /* READ WRs in flight, all peers */
     int credit_pending;       /* some peer owes credits but could not post */
+    struct net_rcache *rcache;       /* rendezvous registrations (rc_reg.c) */
+    int odp;                  /* they are made on-demand-paging */
+    int hooked;               /* the memory hooks invalidate them */
     int in_progress;          /* guards against re-entry from upcalls */
     int fault_peer;           /* VCOLL_FAULT_RC_ERR: QP to break, or -1 */
     int fault_after;          /* ... after this many more sends to it */
@@ -346,6 +350,19 @@ int rc_slab_add(rc_net_t *r, int n);
 void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,
                   const char *text);
 int rc_check_peer(net_t *n, int peer);
+
+/* rc_reg.c: registrations of user buffers for rendezvous, through the
+ * registration cache. kind is NET_RCACHE_READ (peers read it) or
+ * NET_RCACHE_WRITE (READ responses land in it). */
+int rc_reg_open(rc_net_t *r);
+void rc_reg_close(rc_net_t *r);
+int rc_reg_get(rc_net_t *r, const void *buf, size_t len, int kind,
+               struct net_rcache_entry **out);
+void rc_reg_put(rc_net_t *r, struct net_rcache_entry *e);
+static inline struct ibv_mr *rc_reg_mr(const struct net_rcache_entry *e)
+{
+    return (struct ibv_mr *)e->reg;
+}
 
 /* rc_rdma.c */
 int rc_mem_expose(net_t *n, const void *buf, size_t len, net_key_t *key,

@@ -214,7 +214,7 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     if (ncand > 0) {
         if ((rc = net_vport_pick(c, "rc", &r->port, r->why, sizeof r->why)) ||
             (rc = net_vport_open(&r->port, "rc", &r->ctx)) ||
-            (rc = rc_alloc_resources(r)))
+            (rc = rc_alloc_resources(r)) || (rc = rc_reg_open(r)))
             goto fail;
         char gid[64];
         net_vdev_gid_str(&r->port.gid, gid, sizeof gid);
@@ -271,10 +271,10 @@ static void rc_close(net_t *n)
     /* gets still in flight: nobody will be told; their MRs go first */
     for (rc_get_t *g = r->live, *nx; g; g = nx) {
         nx = g->lnext;
-        if (g->mr)
-            ibv_dereg_mr(g->mr);
+        rc_reg_put(r, g->reg);
         free(g);
     }
+    rc_reg_close(r);
     rc_hs_close(r);
     if (r->srq)
         ibv_destroy_srq(r->srq);

@@ -2,16 +2,9 @@
  * rc_rdma.c -- rendezvous support: expose a send buffer for RDMA READ and
  * pull a peer's buffer with chunked READs.
  *
- * Registration policy: no cache. Each exposed buffer is registered when the
- * RTS goes out and deregistered at mem_release; each get registers its
- * destination for the duration of the transfer. Why: a cache keyed by
- * (address, length) keeps the *old* physical pages pinned; when the user
- * frees a buffer (large ones go back to the kernel with munmap) and malloc
- * returns the same address backed by new pages, the cached MR would let the
- * NIC read stale data. Detecting that needs malloc/munmap interception or
- * ODP (rxe in Debian 12's kernel has no ODP), which is more machinery than
- * the saving is worth at rendezvous sizes: a registration costs tens of us,
- * a rendezvous message moves >= VCOLL_EAGER_LIMIT bytes.
+ * Registrations come from rc_reg.c: cached (kept for the next transfer
+ * of the same buffer, dropped when its memory is unmapped) unless
+ * VCOLL_RCACHE=off.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,16 +36,12 @@ int rc_mem_expose(net_t *n, const void *buf, size_t len, net_key_t *key,
     }
     if (!r->pd)
         return VC_ERR_UNSUPPORTED;
-    /* least privilege: peers may read this buffer, nothing else; no local
-       write either, so read-only (e.g. const) pages register fine */
-    struct ibv_mr *mr = ibv_reg_mr(r->pd, (void *)buf, len, IBV_ACCESS_REMOTE_READ);
-    if (!mr) {
-        LOG_ERR("rc: rank %d: registering %zu-byte send buffer %p for RDMA read "
-                "failed: %s", r->me, len, buf, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    key_pack(key, (uintptr_t)buf, mr->rkey);
-    *handle = mr;
+    net_rcache_entry_t *e;
+    int rc = rc_reg_get(r, buf, len, NET_RCACHE_READ, &e);
+    if (rc)
+        return rc;
+    key_pack(key, (uintptr_t)buf, rc_reg_mr(e)->rkey);
+    *handle = e;
     return VC_SUCCESS;
 }
 
@@ -60,10 +49,8 @@ int rc_mem_release(net_t *n, void *handle)
 {
     if (!n)
         return VC_ERR_ARG;
-    if (handle && ibv_dereg_mr((struct ibv_mr *)handle)) {
-        LOG_ERR("rc: ibv_dereg_mr failed: %s", strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
+    if (handle)
+        rc_reg_put((rc_net_t *)n, handle);
     return VC_SUCCESS;
 }
 
@@ -101,8 +88,7 @@ static void get_finish(rc_net_t *r, rc_get_t *g)
 {
     pending_unlink(r, g);
     live_unlink(r, g);
-    if (g->mr)
-        ibv_dereg_mr(g->mr);
+    rc_reg_put(r, g->reg);
     int status = g->status;
     void *cookie = g->cookie;
     free(g);
@@ -130,7 +116,7 @@ static void get_post(rc_net_t *r, rc_get_t *g)
         struct ibv_sge sge = {
             .addr = (uintptr_t)(g->dst + g->posted),
             .length = (uint32_t)chunk,
-            .lkey = g->mr->lkey,
+            .lkey = rc_reg_mr(g->reg)->lkey,
         };
         struct ibv_send_wr wr, *bad;
         memset(&wr, 0, sizeof wr);
@@ -176,13 +162,10 @@ int rc_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
     rc_get_t *g = calloc(1, sizeof *g);
     if (!g)
         return VC_ERR_NOMEM;
-    /* the destination only needs local write: the READ responses land here */
-    g->mr = ibv_reg_mr(r->pd, dst, len, IBV_ACCESS_LOCAL_WRITE);
-    if (!g->mr) {
-        LOG_ERR("rc: rank %d: registering %zu-byte receive buffer %p failed: %s",
-                r->me, len, dst, strerror(errno));
+    rc = rc_reg_get(r, dst, len, NET_RCACHE_WRITE, &g->reg);
+    if (rc) {
         free(g);
-        return VC_ERR_TRANSPORT;
+        return rc;
     }
     g->peer = peer;
     g->dst = dst;
@@ -198,7 +181,7 @@ int rc_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
         get_post(r, g);
     if (g->status != VC_SUCCESS && g->inflight == 0) {
         int st = g->status;
-        ibv_dereg_mr(g->mr);
+        rc_reg_put(r, g->reg);
         free(g);
         return st;
     }

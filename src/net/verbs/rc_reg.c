@@ -1,0 +1,129 @@
+/*
+ * rc_reg.c -- registrations of rendezvous buffers (the sender's, read by
+ * the peer; the receiver's, written by READ responses) through the
+ * registration cache, so buffers used again are not registered again.
+ *
+ * Which mode, in order of preference:
+ *  - ODP, when the device pages RC READ buffers on demand: the HCA follows
+ *    the page tables, so a cached registration is always current and no
+ *    hooks are needed;
+ *  - pinned registrations, invalidated by the memory hooks (memhook.c)
+ *    when their memory leaves the address space;
+ *  - no cache (VCOLL_RCACHE=off, or hooks impossible here): register per
+ *    transfer, deregister when it is done, as before the cache existed.
+ * A cached registration readable by the peer stays readable after the
+ * transfer, as with every MPI's registration cache: the peer could read
+ * that memory until it is evicted or unmapped.
+ */
+#include <errno.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/log.h"
+#include "net/verbs/memhook.h"
+#include "net/verbs/rc.h"
+
+/* Bounds the index (binary search, memmove on insert) and the MRs a
+   process holds; VCOLL_RCACHE_MAX bounds the pinned bytes. */
+#define RC_RCACHE_ENTRIES 1024
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RC_SANITIZER 1
+#else
+#define RC_SANITIZER 0
+#endif
+
+static void *reg_mr(void *arg, void *addr, size_t len, int kind)
+{
+    rc_net_t *r = arg;
+    /* least privilege: a send buffer is only read by peers, so read-only
+       (e.g. const) pages register too; a READ sink is only written locally */
+    int access = kind == NET_RCACHE_READ ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_LOCAL_WRITE;
+    if (r->odp)
+        access |= IBV_ACCESS_ON_DEMAND;
+    struct ibv_mr *mr = ibv_reg_mr(r->pd, addr, len, access);
+    if (!mr)
+        LOG_DEBUG("rc: rank %d: registering %zu bytes at %p (%s) failed: %s", r->me,
+                  len, addr, kind == NET_RCACHE_READ ? "remote read" : "local write",
+                  strerror(errno));
+    return mr;
+}
+
+static void dereg_mr(void *arg, void *mr)
+{
+    rc_net_t *r = arg;
+    if (ibv_dereg_mr(mr))
+        LOG_ERR("rc: rank %d: ibv_dereg_mr failed: %s", r->me, strerror(errno));
+}
+
+static void on_release(void *arg, uintptr_t start, uintptr_t end)
+{
+    net_rcache_invalidate(arg, start, end);
+}
+
+int rc_reg_open(rc_net_t *r)
+{
+    const vc_config_t *cfg = &r->c->cfg;
+    int entries = RC_RCACHE_ENTRIES;
+    char why[160] = "";
+    const char *mode;
+    if (!cfg->rcache) {
+        entries = 0;
+        mode = "off (VCOLL_RCACHE=off)";
+    } else if (r->port.odp) {
+        r->odp = 1;
+        mode = "on, on-demand paging";
+    } else if (RC_SANITIZER) {
+        entries = 0;
+        mode = "off: a sanitizer's allocator returns memory by raw system calls, "
+               "which the memory hooks cannot see";
+    } else if (net_memhook_install(why, sizeof why) != VC_SUCCESS) {
+        entries = 0;
+        mode = "off: no memory hooks";
+    } else {
+        r->hooked = 1;
+        mode = "on, pinned, invalidated by memory hooks";
+    }
+    net_rcache_ops_t ops = { .reg = reg_mr, .dereg = dereg_mr, .arg = r };
+    if (!(r->rcache = net_rcache_create(&ops, cfg->rcache_max, entries)))
+        return VC_ERR_NOMEM;
+    if (r->hooked)
+        net_memhook_route(on_release, r->rcache);
+    LOG_DEBUG("rc: registration cache %s%s%s%s (at most %d entries, %zu bytes)", mode,
+              why[0] ? " (" : "", why, why[0] ? ")" : "", entries, cfg->rcache_max);
+    return VC_SUCCESS;
+}
+
+void rc_reg_close(rc_net_t *r)
+{
+    if (!r->rcache)
+        return;
+    if (r->hooked)
+        net_memhook_route(NULL, NULL);
+    net_rcache_stats_t s;
+    net_rcache_stats(r->rcache, &s);
+    LOG_DEBUG("rc: rank %d: registration cache: %lu hits, %lu misses, %lu evictions, "
+              "%lu invalidations, %lu uncached; %d entries / %zu bytes left, peak %zu bytes",
+              r->me, s.hits, s.misses, s.evictions, s.invalidations, s.uncached,
+              s.entries, s.bytes, s.peak_bytes);
+    net_rcache_destroy(r->rcache);
+    r->rcache = NULL;
+}
+
+int rc_reg_get(rc_net_t *r, const void *buf, size_t len, int kind,
+               struct net_rcache_entry **out)
+{
+    int rc = net_rcache_get(r->rcache, buf, len, kind, out);
+    if (rc == VC_ERR_TRANSPORT)
+        LOG_ERR("rc: rank %d: registering %zu-byte %s buffer %p failed: %s (ulimit -l?)",
+                r->me, len, kind == NET_RCACHE_READ ? "send" : "receive", buf,
+                strerror(errno));
+    return rc;
+}
+
+void rc_reg_put(rc_net_t *r, struct net_rcache_entry *e)
+{
+    net_rcache_put(r->rcache, e);
+}
