@@ -80,7 +80,7 @@ int boot_agree_diff(const boot_setting_t *mine, int n, int me, const int64_t *th
     return 0;
 }
 
-int boot_agree_publish(const boot_info_t *b)
+int boot_agree_publish(boot_info_t *b)
 {
     agree_blob_t blob;
     memset(&blob, 0, sizeof blob);
@@ -89,10 +89,10 @@ int boot_agree_publish(const boot_info_t *b)
     blob.names = boot_agree_names_hash(b->agree, b->nagree);
     for (int i = 0; i < b->nagree; i++)
         blob.value[i] = b->agree[i].value;
-    return boot_put(AGREE_KEY, &blob, sizeof blob);
+    return boot_put(b, AGREE_KEY, &blob, sizeof blob);
 }
 
-int boot_agree_check(const boot_info_t *b, int peer, char *msg, size_t len)
+int boot_agree_check(boot_info_t *b, int peer, char *msg, size_t len)
 {
     if (!b || peer < 0 || peer >= b->size || !msg || len == 0)
         return VC_ERR_ARG;
@@ -100,7 +100,7 @@ int boot_agree_check(const boot_info_t *b, int peer, char *msg, size_t len)
         return VC_SUCCESS;
     agree_blob_t blob;
     size_t got = sizeof blob;
-    int rc = boot_get(peer, AGREE_KEY, &blob, &got);
+    int rc = boot_get(b, peer, AGREE_KEY, &blob, &got);
     if (rc || got != sizeof blob || blob.magic != AGREE_MAGIC) {
         snprintf(msg, len, "rank %d published no job-wide settings vcoll %s understands "
                  "(another vcoll version, or it failed before publishing)", peer,

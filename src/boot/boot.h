@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "vcoll.h"
 
 /* A setting every rank must share (agree.c). name and names (value ->
  * name table for enums, or NULL for numbers) are static strings. */
@@ -17,6 +18,37 @@ typedef struct boot_setting {
     int64_t value;
     const char *const *names;
 } boot_setting_t;
+
+/* nodes.c: the key/value list a bootstrap keeps for itself (a singleton's
+ * store, the values a caller-supplied exchange has not sent yet) */
+typedef struct boot_kv { char *key; void *val; size_t len; struct boot_kv *next; } boot_kv_t;
+int boot_kv_push(boot_kv_t **head, const char *key, const void *data, size_t len);
+void boot_kv_free(boot_kv_t **head);
+
+/* exchange.c: a caller-supplied allgather (vc_bootstrap_exchange), armed
+ * before vc_init and used until boot_finalize */
+typedef struct boot_exch {
+    int armed, rank, size;
+    vc_allgather_fn *fn;
+    void *arg;
+    boot_kv_t *mine;          /* my puts, until a collecting fence */
+    unsigned char *all;       /* size blobs of stride bytes, after a fence */
+    size_t stride;
+} boot_exch_t;
+
+/* The bootstrap's own state. It is part of boot_info_t, which is part of
+ * the context struct, so the library keeps no state anywhere else; PMIx's
+ * types stay out of this header (pmix.c owns their meaning). */
+typedef struct boot_state {
+    char nspace[256];         /* my PMIx process id: namespace and rank */
+    uint32_t prank;
+    int pmix_up;              /* PMIx_Init succeeded with a server */
+    boot_kv_t *local;         /* a singleton's key/value store */
+    volatile int fence_state; /* boot_fence_begin: 0 pending, 1 done, <0 error */
+    void *fence_info;         /* pmix_info_t: must outlive PMIx_Fence_nb */
+    size_t put_bytes;         /* endpoint data this rank published */
+    boot_exch_t x;
+} boot_state_t;
 
 typedef struct boot_info {
     int rank, size;
@@ -34,32 +66,27 @@ typedef struct boot_info {
     const char *launcher;   /* "mpirun", "srun", "singleton", "pmix" */
     boot_setting_t agree[BOOT_AGREE_MAX];
     int nagree;
+    boot_state_t st;
 } boot_info_t;
-
-/* nodes.c: the key/value list a bootstrap keeps for itself (a singleton's
- * store, the values a caller-supplied exchange has not sent yet) */
-typedef struct boot_kv { char *key; void *val; size_t len; struct boot_kv *next; } boot_kv_t;
-int boot_kv_push(boot_kv_t **head, const char *key, const void *data, size_t len);
-void boot_kv_free(boot_kv_t **head);
 
 int boot_init(boot_info_t *info);
 /* publish my value for key (visible to everyone after boot_fence(1)) */
-int boot_put(const char *key, const void *data, size_t len);
+int boot_put(boot_info_t *b, const char *key, const void *data, size_t len);
 /* key + value bytes this rank has boot_put() so far (what it costs the
    job's key-value store: the scaling benchmark reports it) */
-size_t boot_put_bytes(void);
+size_t boot_put_bytes(const boot_info_t *b);
 /* collect_data: 1 = make put values available; 0 = just a barrier */
-int boot_fence(int collect_data);
+int boot_fence(boot_info_t *b, int collect_data);
 /* the same barrier (no data) waited on by polling, so the caller can keep
    progressing and watching peers meanwhile: boot_fence_poll() is 0 while
    pending, 1 when done, a VC_ERR_* when it failed */
-int boot_fence_begin(void);
-int boot_fence_poll(void);
+int boot_fence_begin(boot_info_t *b);
+int boot_fence_poll(boot_info_t *b);
 /* fetch rank's value for key into buf (*len in: capacity, out: actual) */
-int boot_get(int rank, const char *key, void *buf, size_t *len);
+int boot_get(boot_info_t *b, int rank, const char *key, void *buf, size_t *len);
 /* end the whole job (PMIx_Abort); never returns */
-void boot_abort(int code, const char *msg);
-int boot_finalize(void);
+void boot_abort(boot_info_t *b, int code, const char *msg);
+int boot_finalize(boot_info_t *b);
 void boot_info_free(boot_info_t *info);
 /* nodes.c (pure). Remote peers of the rank that has the most of them (the
  * job size minus the smallest node's ranks); the same number on every rank. */
@@ -87,8 +114,8 @@ int boot_nodemap_describe(const boot_info_t *info, char *buf, size_t len);
  * VC_ERR_BOOTSTRAP when the peer published none. */
 int boot_agree_add(boot_info_t *info, const char *name, int64_t value,
                    const char *const *names);
-int boot_agree_publish(const boot_info_t *info);
-int boot_agree_check(const boot_info_t *info, int peer, char *msg, size_t len);
+int boot_agree_publish(boot_info_t *info);
+int boot_agree_check(boot_info_t *info, int peer, char *msg, size_t len);
 /* pure: 1 (and msg) when theirs[] differs from mine[] (n entries each) */
 int boot_agree_diff(const boot_setting_t *mine, int n, int me, const int64_t *theirs,
                     int them, char *msg, size_t len);
@@ -98,13 +125,15 @@ uint32_t boot_agree_names_hash(const boot_setting_t *s, int n);
  * vc_bootstrap_exchange to boot_finalize) every boot_* call above goes to
  * its boot_exch_* twin, which moves data only through the caller's
  * allgather. */
-int boot_exch_armed(void);
+int boot_exch_armed(const boot_info_t *b);
+/* vc_bootstrap_exchange (lifecycle) arms it */
+void boot_exch_arm(boot_info_t *b, int rank, int size, vc_allgather_fn *fn, void *arg);
 int boot_exch_init(boot_info_t *info);
-int boot_exch_put(const char *key, const void *data, size_t len);
-int boot_exch_fence(int collect_data);
-int boot_exch_get(int rank, const char *key, void *buf, size_t *len);
-void boot_exch_abort(int code, const char *msg);
-int boot_exch_finalize(void);
+int boot_exch_put(boot_info_t *b, const char *key, const void *data, size_t len);
+int boot_exch_fence(boot_info_t *b, int collect_data);
+int boot_exch_get(boot_info_t *b, int rank, const char *key, void *buf, size_t *len);
+void boot_exch_abort(boot_info_t *b, int code, const char *msg);
+int boot_exch_finalize(boot_info_t *b);
 
 /* Pure helper, unit tested: decide from environment what the launcher was
  * when PMIx is unreachable. Returns the number of processes a non-PMIx

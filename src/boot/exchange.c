@@ -15,21 +15,9 @@
 #include <unistd.h>
 #include "vcoll.h"
 #include "boot.h"
-#include "../core/ctx.h"
 #include "../core/log.h"
 
 #define HOST_LEN 256
-
-/* Armed before vc_init builds the context and read by the boot_* entry
- * points, which (like PMIx's) are process-global: so it lives here. */
-static struct {
-    int armed, rank, size;
-    vc_allgather_fn *fn;
-    void *arg;
-    boot_kv_t *mine;
-    unsigned char *all;   /* size blobs of stride bytes, after a fence */
-    size_t stride;
-} X;
 
 typedef struct {
     char host[HOST_LEN];
@@ -37,29 +25,24 @@ typedef struct {
     double t;
 } host_rec_t;
 
-int vc_bootstrap_exchange(int rank, int size, vc_allgather_fn *allgather, void *ctx)
+void boot_exch_arm(boot_info_t *b, int rank, int size, vc_allgather_fn *fn, void *arg)
 {
-    VC_API_ENTER();
-    if (vc_ctx.initialized)
-        return VC_ERR_ARG;          /* it would apply to no vc_init */
-    if (!allgather || size < 1 || rank < 0 || rank >= size)
-        return VC_ERR_ARG;
-    X.armed = 1;
-    X.rank = rank;
-    X.size = size;
-    X.fn = allgather;
-    X.arg = ctx;
-    return VC_SUCCESS;
+    boot_exch_t *x = &b->st.x;
+    x->armed = 1;
+    x->rank = rank;
+    x->size = size;
+    x->fn = fn;
+    x->arg = arg;
 }
 
-int boot_exch_armed(void)
+int boot_exch_armed(const boot_info_t *b)
 {
-    return X.armed;
+    return b->st.x.armed;
 }
 
-static int gather(const void *mine, void *all, size_t len)
+static int gather(const boot_exch_t *x, const void *mine, void *all, size_t len)
 {
-    if (X.fn(mine, all, len, X.arg)) {
+    if (x->fn(mine, all, len, x->arg)) {
         LOG_ERR("bootstrap: the caller's allgather of %zu bytes failed", len);
         return VC_ERR_BOOTSTRAP;
     }
@@ -95,11 +78,13 @@ static int layout(boot_info_t *info, const host_rec_t *h)
 
 int boot_exch_init(boot_info_t *info)
 {
+    boot_exch_t x = info->st.x;     /* armed before vc_init: kept */
     memset(info, 0, sizeof *info);
-    info->rank = X.rank;
-    info->size = X.size;
+    info->st.x = x;
+    info->rank = x.rank;
+    info->size = x.size;
     info->launcher = "exchange";
-    host_rec_t me, *all = calloc((size_t)X.size, sizeof *all);
+    host_rec_t me, *all = calloc((size_t)x.size, sizeof *all);
     if (!all)
         return VC_ERR_NOMEM;
     memset(&me, 0, sizeof me);
@@ -107,7 +92,7 @@ int boot_exch_init(boot_info_t *info)
         snprintf(me.host, sizeof me.host, "unknown");
     me.pid = (int64_t)getpid();
     me.t = vc_wtime();
-    int rc = gather(&me, all, sizeof me);
+    int rc = gather(&x, &me, all, sizeof me);
     if (!rc)
         rc = layout(info, all);
     /* unique per job: rank 0's host, pid and start time (shm segment names
@@ -119,24 +104,24 @@ int boot_exch_init(boot_info_t *info)
     return rc;
 }
 
-int boot_exch_put(const char *key, const void *data, size_t len)
+int boot_exch_put(boot_info_t *b, const char *key, const void *data, size_t len)
 {
-    return boot_kv_push(&X.mine, key, data, len);
+    return boot_kv_push(&b->st.x.mine, key, data, len);
 }
 
 /* blob: for each key, u32 key length, key, u64 value length, value; ends
    with a zero key length */
-static size_t blob_size(void)
+static size_t blob_size(const boot_exch_t *x)
 {
     size_t n = 4;
-    for (boot_kv_t *kv = X.mine; kv; kv = kv->next)
+    for (boot_kv_t *kv = x->mine; kv; kv = kv->next)
         n += 4 + strlen(kv->key) + 8 + kv->len;
     return n;
 }
 
-static void blob_write(unsigned char *p)
+static void blob_write(const boot_exch_t *x, unsigned char *p)
 {
-    for (boot_kv_t *kv = X.mine; kv; kv = kv->next) {
+    for (boot_kv_t *kv = x->mine; kv; kv = kv->next) {
         uint32_t kl = (uint32_t)strlen(kv->key);
         uint64_t vl = kv->len;
         memcpy(p, &kl, 4);
@@ -148,41 +133,42 @@ static void blob_write(unsigned char *p)
     memset(p, 0, 4);
 }
 
-int boot_exch_fence(int collect_data)
+int boot_exch_fence(boot_info_t *b, int collect_data)
 {
+    boot_exch_t *x = &b->st.x;
     if (!collect_data) {
-        unsigned char b = 0, *sink = malloc((size_t)X.size);
-        int rc = sink ? gather(&b, sink, 1) : VC_ERR_NOMEM;
+        unsigned char one = 0, *sink = malloc((size_t)x->size);
+        int rc = sink ? gather(x, &one, sink, 1) : VC_ERR_NOMEM;
         free(sink);
         return rc;
     }
-    uint64_t mine = blob_size(), *sizes = malloc((size_t)X.size * sizeof *sizes);
+    uint64_t mine = blob_size(x), *sizes = malloc((size_t)x->size * sizeof *sizes);
     if (!sizes)
         return VC_ERR_NOMEM;
-    int rc = gather(&mine, sizes, sizeof mine);
+    int rc = gather(x, &mine, sizes, sizeof mine);
     size_t stride = 0;
-    for (int r = 0; !rc && r < X.size; r++)
+    for (int r = 0; !rc && r < x->size; r++)
         if (sizes[r] > stride)
             stride = sizes[r];
     free(sizes);
     if (rc)
         return rc;
-    unsigned char *blob = calloc(1, stride), *all = malloc((size_t)X.size * stride);
+    unsigned char *blob = calloc(1, stride), *all = malloc((size_t)x->size * stride);
     if (!blob || !all) {
         free(blob);
         free(all);
         return VC_ERR_NOMEM;
     }
-    blob_write(blob);
-    rc = gather(blob, all, stride);
+    blob_write(x, blob);
+    rc = gather(x, blob, all, stride);
     free(blob);
     if (rc) {
         free(all);
         return rc;
     }
-    free(X.all);
-    X.all = all;
-    X.stride = stride;
+    free(x->all);
+    x->all = all;
+    x->stride = stride;
     return VC_SUCCESS;
 }
 
@@ -195,22 +181,23 @@ static int copy_out(const void *val, size_t vl, void *buf, size_t *len)
     return VC_SUCCESS;
 }
 
-int boot_exch_get(int rank, const char *key, void *buf, size_t *len)
+int boot_exch_get(boot_info_t *b, int rank, const char *key, void *buf, size_t *len)
 {
-    if (rank < 0 || rank >= X.size)
+    const boot_exch_t *x = &b->st.x;
+    if (rank < 0 || rank >= x->size)
         return VC_ERR_RANK;
-    if (rank == X.rank) {
-        for (boot_kv_t *kv = X.mine; kv; kv = kv->next)
+    if (rank == x->rank) {
+        for (boot_kv_t *kv = x->mine; kv; kv = kv->next)
             if (!strcmp(kv->key, key))
                 return copy_out(kv->val, kv->len, buf, len);
         return VC_ERR_BOOTSTRAP;
     }
-    if (!X.all) {
+    if (!x->all) {
         LOG_ERR("bootstrap: get of %s from rank %d before any fence", key, rank);
         return VC_ERR_BOOTSTRAP;
     }
     /* the blob came from another process: bound every step by the stride */
-    const unsigned char *p = X.all + (size_t)rank * X.stride, *end = p + X.stride;
+    const unsigned char *p = x->all + (size_t)rank * x->stride, *end = p + x->stride;
     size_t want = strlen(key);
     for (;;) {
         uint32_t kl;
@@ -231,18 +218,20 @@ int boot_exch_get(int rank, const char *key, void *buf, size_t *len)
     return VC_ERR_BOOTSTRAP;
 }
 
-void boot_exch_abort(int code, const char *msg)
+void boot_exch_abort(boot_info_t *b, int code, const char *msg)
 {
+    (void)b;
     /* no launcher to ask: leaving is enough, the caller's job runtime sees
        a process die and ends the job */
     LOG_ERR("aborting the job: %s", msg);
     _exit(code ? code : 1);
 }
 
-int boot_exch_finalize(void)
+int boot_exch_finalize(boot_info_t *b)
 {
-    boot_kv_free(&X.mine);
-    free(X.all);
-    memset(&X, 0, sizeof X);
+    boot_exch_t *x = &b->st.x;
+    boot_kv_free(&x->mine);
+    free(x->all);
+    memset(x, 0, sizeof *x);
     return VC_SUCCESS;
 }

@@ -13,16 +13,17 @@
 #include "boot.h"
 #include "../core/log.h"
 
-/* bootstrap state lives here because PMIx itself is process-global */
-static struct {
-    pmix_proc_t me;
-    int pmix_up;          /* PMIx_Init succeeded with a server */
-    int singleton;
-    boot_kv_t *local;
-    volatile int fence_state;   /* boot_fence_begin: 0 pending, 1 done, <0 error */
-    pmix_info_t fence_info;     /* must outlive PMIx_Fence_nb until its callback */
-    size_t put_bytes;     /* endpoint data this rank published (vcoll_scale) */
-} B;
+/* PMIx's names for this process and for all of the job: built from the
+   state in boot_info_t (boot.h keeps PMIx's types out of the context) */
+static void me_proc(const boot_info_t *b, pmix_proc_t *p)
+{
+    PMIX_LOAD_PROCID(p, b->st.nspace, (pmix_rank_t)b->st.prank);
+}
+
+static void wild_proc(const boot_info_t *b, pmix_proc_t *p)
+{
+    PMIX_LOAD_PROCID(p, b->st.nspace, PMIX_RANK_WILDCARD);
+}
 
 static const char *getenv_c(const char *n) { return getenv(n); }
 
@@ -120,8 +121,8 @@ static int parse_peers(const char *s, int size, int **out, int *n)
 #define HOST_KEY "vc.host"
 static int map_by_exchange(boot_info_t *info, char *err, size_t errlen)
 {
-    int ret = boot_put(HOST_KEY, info->node_name, strlen(info->node_name) + 1);
-    if (ret || (ret = boot_fence(1))) {
+    int ret = boot_put(info, HOST_KEY, info->node_name, strlen(info->node_name) + 1);
+    if (ret || (ret = boot_fence(info, 1))) {
         snprintf(err, errlen, "exchanging host names failed");
         return ret ? ret : VC_ERR_BOOTSTRAP;
     }
@@ -131,7 +132,7 @@ static int map_by_exchange(boot_info_t *info, char *err, size_t errlen)
     for (int r = 0; r < info->size && !ret; r++) {
         char buf[sizeof info->node_name];
         size_t len = sizeof buf;
-        if (boot_get(r, HOST_KEY, buf, &len) || len < 1 || buf[len - 1]) {
+        if (boot_get(info, r, HOST_KEY, buf, &len) || len < 1 || buf[len - 1]) {
             snprintf(err, errlen, "no host name from rank %d", r);
             ret = VC_ERR_BOOTSTRAP;
         } else if (!(host[r] = strdup(buf))) {
@@ -152,7 +153,9 @@ static int map_by_exchange(boot_info_t *info, char *err, size_t errlen)
 static int load_nodemap(boot_info_t *info)
 {
     char *name = NULL;
-    if (get_string(&B.me, PMIX_HOSTNAME, &name) == 0) {
+    pmix_proc_t me;
+    me_proc(info, &me);
+    if (get_string(&me, PMIX_HOSTNAME, &name) == 0) {
         snprintf(info->node_name, sizeof info->node_name, "%s", name);
         free(name);
     } else if (gethostname(info->node_name, sizeof info->node_name)) {
@@ -225,16 +228,14 @@ static int set_singleton(boot_info_t *info)
         info->node_name[0] = 0;
     info->node_name[sizeof info->node_name - 1] = 0;
     info->map_source = "singleton";
-    B.singleton = 1;
     return VC_SUCCESS;
 }
 
 int boot_init(boot_info_t *info)
 {
-    if (boot_exch_armed())
+    if (boot_exch_armed(info))
         return boot_exch_init(info);
     memset(info, 0, sizeof *info);
-    memset(&B, 0, sizeof B);
 
     const char *who;
     int foreign = boot_foreign_launcher(getenv_c, &who);
@@ -253,7 +254,8 @@ int boot_init(boot_info_t *info)
         return set_singleton(info);
     }
 
-    pmix_status_t rc = PMIx_Init(&B.me, NULL, 0);
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc == PMIX_ERR_UNREACH || rc != PMIX_SUCCESS) {
         if (foreign > 1) {
             LOG_ERR("PMIx server unreachable (%s) and %s started %d processes: launch with "
@@ -271,23 +273,25 @@ int boot_init(boot_info_t *info)
             PMIx_Finalize(NULL, 0);
         return set_singleton(info);
     }
-    B.pmix_up = 1;
+    info->st.pmix_up = 1;
+    snprintf(info->st.nspace, sizeof info->st.nspace, "%s", me.nspace);
+    info->st.prank = (uint32_t)me.rank;
 
     pmix_proc_t wild;
-    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    wild_proc(info, &wild);
     long size = 0, lrank = 0;
     if (get_uint(&wild, PMIX_JOB_SIZE, 0, &size) || size < 1) {
         LOG_ERR("PMIx did not provide the job size (PMIX_JOB_SIZE)");
         return VC_ERR_BOOTSTRAP;
     }
-    if (get_uint(&B.me, PMIX_LOCAL_RANK, 1, &lrank))
+    if (get_uint(&me, PMIX_LOCAL_RANK, 1, &lrank))
         lrank = 0;
 
-    info->rank = (int)B.me.rank;
+    info->rank = (int)me.rank;
     info->size = (int)size;
     info->local_rank = (int)lrank;
-    snprintf(info->jobid, sizeof info->jobid, "%s", B.me.nspace);
-    info->launcher = !strncmp(B.me.nspace, "slurm.pmix", 10) ? "srun"
+    snprintf(info->jobid, sizeof info->jobid, "%s", me.nspace);
+    info->launcher = !strncmp(me.nspace, "slurm.pmix", 10) ? "srun"
                    : getenv("OMPI_COMM_WORLD_SIZE") ? "mpirun" : "pmix";
 
     char *peers = NULL;
@@ -312,18 +316,18 @@ int boot_init(boot_info_t *info)
     return load_nodemap(info);
 }
 
-size_t boot_put_bytes(void)
+size_t boot_put_bytes(const boot_info_t *b)
 {
-    return B.put_bytes;
+    return b->st.put_bytes;
 }
 
-int boot_put(const char *key, const void *data, size_t len)
+int boot_put(boot_info_t *b, const char *key, const void *data, size_t len)
 {
-    B.put_bytes += strlen(key) + len;
-    if (boot_exch_armed())
-        return boot_exch_put(key, data, len);
-    if (B.singleton)
-        return boot_kv_push(&B.local, key, data, len);
+    b->st.put_bytes += strlen(key) + len;
+    if (boot_exch_armed(b))
+        return boot_exch_put(b, key, data, len);
+    if (b->singleton)
+        return boot_kv_push(&b->st.local, key, data, len);
     pmix_value_t v;
     PMIX_VALUE_CONSTRUCT(&v);
     v.type = PMIX_BYTE_OBJECT;
@@ -337,11 +341,11 @@ int boot_put(const char *key, const void *data, size_t len)
     return VC_SUCCESS;
 }
 
-int boot_fence(int collect_data)
+int boot_fence(boot_info_t *b, int collect_data)
 {
-    if (boot_exch_armed())
-        return boot_exch_fence(collect_data);
-    if (B.singleton)
+    if (boot_exch_armed(b))
+        return boot_exch_fence(b, collect_data);
+    if (b->singleton)
         return VC_SUCCESS;
     pmix_status_t rc;
     if (collect_data && (rc = PMIx_Commit()) != PMIX_SUCCESS) {
@@ -349,7 +353,7 @@ int boot_fence(int collect_data)
         return VC_ERR_BOOTSTRAP;
     }
     pmix_proc_t wild;
-    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
+    wild_proc(b, &wild);
     pmix_info_t info;
     bool t = collect_data ? true : false;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &t, PMIX_BOOL);
@@ -365,43 +369,50 @@ int boot_fence(int collect_data)
 
 static void fence_done(pmix_status_t status, void *cbdata)
 {
-    (void)cbdata;
-    __atomic_store_n(&B.fence_state, status == PMIX_SUCCESS ? 1 : VC_ERR_BOOTSTRAP,
+    __atomic_store_n((volatile int *)cbdata, status == PMIX_SUCCESS ? 1 : VC_ERR_BOOTSTRAP,
                      __ATOMIC_RELEASE);
 }
 
-int boot_fence_begin(void)
+int boot_fence_begin(boot_info_t *b)
 {
-    if (boot_exch_armed() || B.singleton || !B.pmix_up) {
-        int rc = boot_fence(0);
-        B.fence_state = rc ? rc : 1;
+    if (boot_exch_armed(b) || b->singleton || !b->st.pmix_up) {
+        int rc = boot_fence(b, 0);
+        b->st.fence_state = rc ? rc : 1;
         return rc;
     }
     bool no = false;
-    PMIX_INFO_LOAD(&B.fence_info, PMIX_COLLECT_DATA, &no, PMIX_BOOL);
+    pmix_info_t *fi = b->st.fence_info;
+    if (!fi) {
+        PMIX_INFO_CREATE(fi, 1);
+        if (!fi)
+            return VC_ERR_NOMEM;
+        b->st.fence_info = fi;
+    }
+    PMIX_INFO_LOAD(fi, PMIX_COLLECT_DATA, &no, PMIX_BOOL);
     pmix_proc_t wild;
-    PMIX_LOAD_PROCID(&wild, B.me.nspace, PMIX_RANK_WILDCARD);
-    B.fence_state = 0;
-    pmix_status_t rc = PMIx_Fence_nb(&wild, 1, &B.fence_info, 1, fence_done, NULL);
+    wild_proc(b, &wild);
+    b->st.fence_state = 0;
+    pmix_status_t rc = PMIx_Fence_nb(&wild, 1, fi, 1, fence_done,
+                                     (void *)&b->st.fence_state);
     if (rc != PMIX_SUCCESS) {
         LOG_ERR("PMIx_Fence_nb failed: %s", PMIx_Error_string(rc));
-        B.fence_state = VC_ERR_BOOTSTRAP;
+        b->st.fence_state = VC_ERR_BOOTSTRAP;
         return VC_ERR_BOOTSTRAP;
     }
     return VC_SUCCESS;
 }
 
-int boot_fence_poll(void)
+int boot_fence_poll(boot_info_t *b)
 {
-    return __atomic_load_n(&B.fence_state, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&b->st.fence_state, __ATOMIC_ACQUIRE);
 }
 
-int boot_get(int rank, const char *key, void *buf, size_t *len)
+int boot_get(boot_info_t *b, int rank, const char *key, void *buf, size_t *len)
 {
-    if (boot_exch_armed())
-        return boot_exch_get(rank, key, buf, len);
-    if (B.singleton) {
-        for (boot_kv_t *kv = B.local; kv; kv = kv->next)
+    if (boot_exch_armed(b))
+        return boot_exch_get(b, rank, key, buf, len);
+    if (b->singleton) {
+        for (boot_kv_t *kv = b->st.local; kv; kv = kv->next)
             if (!strcmp(kv->key, key)) {
                 if (kv->len > *len)
                     return VC_ERR_TRUNCATE;
@@ -412,7 +423,7 @@ int boot_get(int rank, const char *key, void *buf, size_t *len)
         return VC_ERR_BOOTSTRAP;
     }
     pmix_proc_t p;
-    PMIX_LOAD_PROCID(&p, B.me.nspace, (pmix_rank_t)rank);
+    PMIX_LOAD_PROCID(&p, b->st.nspace, (pmix_rank_t)rank);
     pmix_value_t *val = NULL;
     pmix_status_t rc = PMIx_Get(&p, key, NULL, 0, &val);
     if (rc != PMIX_SUCCESS || !val) {
@@ -434,29 +445,34 @@ int boot_get(int rank, const char *key, void *buf, size_t *len)
     return ret;
 }
 
-void boot_abort(int code, const char *msg)
+void boot_abort(boot_info_t *b, int code, const char *msg)
 {
-    if (boot_exch_armed())
-        boot_exch_abort(code, msg);
+    if (boot_exch_armed(b))
+        boot_exch_abort(b, code, msg);
     LOG_ERR("aborting the job: %s", msg);
-    if (B.pmix_up)
+    if (b->st.pmix_up)
         PMIx_Abort(code ? code : 1, msg, NULL, 0);
     /* PMIx_Abort asks the launcher to kill everyone; make sure we go too */
     _exit(code ? code : 1);
 }
 
-int boot_finalize(void)
+int boot_finalize(boot_info_t *b)
 {
-    if (boot_exch_armed())
-        return boot_exch_finalize();
+    if (boot_exch_armed(b))
+        return boot_exch_finalize(b);
     int ret = VC_SUCCESS;
-    if (B.pmix_up) {
+    if (b->st.pmix_up) {
         pmix_status_t rc = PMIx_Finalize(NULL, 0);
         if (rc != PMIX_SUCCESS)
             ret = VC_ERR_BOOTSTRAP;
     }
-    boot_kv_free(&B.local);
-    memset(&B, 0, sizeof B);
+    boot_kv_free(&b->st.local);
+    /* a fence given up on (a dead peer) may still be read by PMIx: leave it */
+    if (b->st.fence_info && b->st.fence_state != 0) {
+        pmix_info_t *fi = b->st.fence_info;
+        PMIX_INFO_FREE(fi, 1);
+    }
+    memset(&b->st, 0, sizeof b->st);
     return ret;
 }
 

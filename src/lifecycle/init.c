@@ -124,7 +124,7 @@ static int32_t node_oversubscribed(const struct vc_ctx *c)
  * reads the same data, so every rank comes to the same answer. */
 static int agree_oversub(struct vc_ctx *c)
 {
-    const boot_info_t *b = &c->boot;
+    boot_info_t *b = &c->boot;
     c->any_node_oversub = node_oversubscribed(c);
     if (!b->node_of || b->nnodes <= 1)
         return VC_SUCCESS;
@@ -139,7 +139,7 @@ static int agree_oversub(struct vc_ctx *c)
         seen[n] = 1;
         int32_t v = 0;
         size_t len = sizeof v;
-        if (r != c->rank && (rc = boot_get(r, OVERSUB_KEY, &v, &len)) == VC_SUCCESS &&
+        if (r != c->rank && (rc = boot_get(&c->boot, r, OVERSUB_KEY, &v, &len)) == VC_SUCCESS &&
             len == sizeof v && v)
             c->any_node_oversub = 1;
     }
@@ -196,16 +196,16 @@ static int open_transports(struct vc_ctx *c)
                  "only by a failed transfer");
 
     int32_t ovs = node_oversubscribed(c);
-    if ((rc = boot_put(OVERSUB_KEY, &ovs, sizeof ovs)))
+    if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))
         return rc;
     /* the one fence that publishes every endpoint blob */
-    if ((rc = boot_fence(1)))
+    if ((rc = boot_fence(&c->boot, 1)))
         return rc;
     /* One Get, and no rank goes on with settings rank 0 does not share. A
      * rank cannot make the others leave their next fence, so a mismatch ends
      * the job (with the message) rather than leaving it hanging. */
     if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
-        boot_abort(VC_ERR_ARG, err);
+        boot_abort(&c->boot, VC_ERR_ARG, err);
     if ((rc = agree_oversub(c)))
         return rc;
 
@@ -229,7 +229,7 @@ static int open_transports(struct vc_ctx *c)
     }
     /* UD connects lazily, on the first packet to or from a peer */
     /* second fence: everyone has mapped the shm segment, its name can go */
-    if (c->size > 1 && (rc = boot_fence(0)))
+    if (c->size > 1 && (rc = boot_fence(&c->boot, 0)))
         return rc;
     if (c->shm)
         net_shm_after_fence(c->shm);
@@ -268,14 +268,14 @@ int vc_init(int *argc, char ***argv)
     c->dead = calloc((size_t)c->size, 1);
     if (!c->net_of || !c->dead || (rc = p2p_init())) {
         teardown(c);
-        boot_finalize();
+        boot_finalize(&c->boot);
         return rc ? rc : VC_ERR_NOMEM;
     }
     c->p2p->spin = resolve_spin(c);
     if ((rc = open_transports(c))) {
         LOG_ERR("vc_init failed: %s", vc_strerror(rc));
         teardown(c);
-        boot_finalize();
+        boot_finalize(&c->boot);
         return rc;
     }
 
@@ -291,7 +291,7 @@ int vc_init(int *argc, char ***argv)
     if ((rc = coll_comm_init(w))) {
         set_initialized(c, 0);
         teardown(c);
-        boot_finalize();
+        boot_finalize(&c->boot);
         return rc;
     }
     LOG_INFO("initialized: %d ranks, %d on this node, launcher %s, transports%s%s%s",
@@ -336,14 +336,14 @@ int vc_query_thread(int *provided)
  * their acknowledgements. */
 static int closing_fence(struct vc_ctx *c)
 {
-    if (c->dead_peer >= 0 && boot_exch_armed())
+    if (c->dead_peer >= 0 && boot_exch_armed(&c->boot))
         return VC_SUCCESS;      /* the caller's exchange blocks: not with a dead peer */
-    int rc = boot_fence_begin();
+    int rc = boot_fence_begin(&c->boot);
     if (rc)
         return rc;
     unsigned idle = 0;
     double deadline = 0, bound = c->cfg.peer_timeout > 3 ? c->cfg.peer_timeout : 3.0;
-    while ((rc = boot_fence_poll()) == 0) {
+    while ((rc = boot_fence_poll(&c->boot)) == 0) {
         if (c->dead_peer >= 0) {
             double t = vc_wtime();
             if (deadline == 0) {
@@ -398,7 +398,7 @@ int vc_finalize(void)
     coll_comm_fini(&vc_comm_world_obj);
     vc_comm_world_obj.magic = COMM_FREED;
     teardown(c);
-    int brc = boot_finalize();
+    int brc = boot_finalize(&c->boot);
     set_initialized(c, 0);
     c->finalized = 1;
     return rc ? rc : brc;
@@ -415,6 +415,6 @@ int vc_abort(vc_comm_t comm, int errorcode)
         fprintf(stderr, "vcoll: %s before vc_init\n", msg);
         _exit(errorcode ? errorcode : 1);
     }
-    boot_abort(errorcode, msg);
+    boot_abort(&vc_ctx.boot, errorcode, msg);
     return VC_SUCCESS;
 }

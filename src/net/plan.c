@@ -77,7 +77,7 @@ void net_peer_missing(struct vc_ctx *c, int peer, const char *what)
     char msg[320];
     int rc = boot_agree_check(&c->boot, peer, msg, sizeof msg);
     if (rc == VC_ERR_ARG)   /* the real cause: the job is not configured alike */
-        boot_abort(VC_ERR_ARG, msg);
+        boot_abort(&c->boot, VC_ERR_ARG, msg);
     LOG_ERR("%s: rank %d published no %s endpoint although it shares this job's "
             "settings (%s)", what, peer, what,
             rc == VC_SUCCESS ? "it may have failed to open the transport" : msg);

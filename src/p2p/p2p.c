@@ -163,7 +163,7 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_
     size_t payload = h->type == P2P_EAGER ? len - sizeof *h : 0;
     p2p_unexp_t *u = malloc(sizeof *u + payload);
     if (!u) {
-        boot_abort(VC_ERR_NOMEM, "out of memory queueing an unexpected message");
+        boot_abort(&vc_ctx.boot, VC_ERR_NOMEM, "out of memory queueing an unexpected message");
         return;
     }
     u->next = NULL;

@@ -205,6 +205,7 @@ static int show_job(void)
         return 1;
     }
     boot_info_t b;
+    memset(&b, 0, sizeof b);     /* boot_init first asks whether an exchange is armed */
     if (boot_init(&b) != VC_SUCCESS) {
         boot_info_free(&b);
         printf("Job: bootstrap failed (see the message above)\n");
@@ -226,7 +227,7 @@ static int show_job(void)
     printf("\n");
     fflush(stdout);
     boot_info_free(&b);
-    boot_finalize();
+    boot_finalize(&b);
     return rc ? 1 : 0;
 }
 

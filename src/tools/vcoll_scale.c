@@ -18,6 +18,7 @@
 #include "core/ctx.h"
 #include "net/net.h"
 #include "boot/boot.h"
+#include "p2p/p2p.h"
 
 enum { F_QPS, F_RCQP, F_PEERS, F_REG, F_RX, F_PIN, F_RSS, F_PUB, NF };
 static const char *const fname[NF] = {"QPs", "RC QPs", "peers", "registered", "recv bufs",
@@ -45,11 +46,18 @@ static double proc_status(const char *key)
 /* A phase ends for every rank before any samples (a PMIx fence, not a
    message, which would connect peers): a fast rank already in the next
    phase would otherwise have addressed us, and its connection would count
-   here. */
+   here. Before the fence, progress until the connections this rank took
+   part in are up (a REQ it answered is up once the RTU is polled), and
+   no progress between the fence and the sample. */
 static void sample(double *row)
 {
-    boot_fence(0);
     net_usage_t u;
+    double t0 = vc_wtime();
+    do {
+        vc_progress();
+        net_usage(&vc_ctx, &u);
+    } while (u.rc_up != u.rc_qps && vc_wtime() - t0 < 5);
+    boot_fence(&vc_ctx.boot, 0);
     net_usage(&vc_ctx, &u);
     row[F_QPS] = u.qps;
     row[F_RCQP] = u.rc_qps;
@@ -58,7 +66,7 @@ static void sample(double *row)
     row[F_RX] = (double)u.rx_bytes;
     row[F_PIN] = proc_status("VmPin");
     row[F_RSS] = proc_status("VmRSS");
-    row[F_PUB] = (double)boot_put_bytes();
+    row[F_PUB] = (double)boot_put_bytes(&vc_ctx.boot);
 }
 
 static void human(double v, int bytes, char *out, size_t len)

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     all_pairs(100, 1);
     all_pairs(big, 2);
     /* settle: every rank is done connecting before anyone looks */
-    if (boot_fence(0))
+    if (boot_fence(&vc_ctx.boot, 0))
         FAIL("fence");
     int served = 0, ud = 0, pending = 0;
     for (int p = 0; p < mp_size; p++)

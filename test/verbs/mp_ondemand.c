@@ -62,7 +62,7 @@ static void settle(net_usage_t *u)
         vc_progress();
         net_usage(&vc_ctx, u);
     } while (u->rc_up != u->rc_qps && vc_wtime() - t0 < 5);
-    if (boot_fence(0))
+    if (boot_fence(&vc_ctx.boot, 0))
         FAIL("fence");
     net_usage(&vc_ctx, u);
 }
@@ -78,7 +78,7 @@ static pid_t peer_pid(int peer)
 {
     rc_blob_t b;
     size_t len = sizeof b;
-    return boot_get(peer, RC_BLOB_KEY, &b, &len) == VC_SUCCESS && len == sizeof b
+    return boot_get(&vc_ctx.boot, peer, RC_BLOB_KEY, &b, &len) == VC_SUCCESS && len == sizeof b
            ? (pid_t)b.pid : 0;
 }
 
@@ -146,8 +146,8 @@ int main(int argc, char **argv)
         FAIL("%d RC QPs exist right after vc_init (want 0)", u.rc_qps);
     /* host name, node agreement, rc/ud/hb/shm blobs: a few hundred bytes,
        whatever the job size (the old rc blob was 8 B per rank) */
-    if (boot_put_bytes() > 1024)
-        FAIL("published %zu B of endpoint data at %d ranks", boot_put_bytes(), mp_size);
+    if (boot_put_bytes(&vc_ctx.boot) > 1024)
+        FAIL("published %zu B of endpoint data at %d ranks", boot_put_bytes(&vc_ctx.boot), mp_size);
 
     /* ring */
     int right = (mp_rank + 1) % mp_size, left = (mp_rank - 1 + mp_size) % mp_size;

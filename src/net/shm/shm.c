@@ -290,7 +290,7 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     }
     shm_blob_t blob = {(int32_t)getpid(), s->me};
-    int rc = boot_put(SHM_KEY, &blob, sizeof blob);
+    int rc = boot_put(&c->boot, SHM_KEY, &blob, sizeof blob);
     if (rc) {
         shm_close(&s->base);
         return rc;
@@ -305,7 +305,7 @@ int net_shm_connect(net_t *n, struct vc_ctx *c)
     for (int l = 0; l < s->nlocal; l++) {
         shm_blob_t b;
         size_t len = sizeof b;
-        int rc = boot_get(s->world_of[l], SHM_KEY, &b, &len);
+        int rc = boot_get(&c->boot, s->world_of[l], SHM_KEY, &b, &len);
         if (rc) {
             net_peer_missing(c, s->world_of[l], "shm");
             return rc;

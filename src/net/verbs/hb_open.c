@@ -79,7 +79,7 @@ int net_hb_open(struct vc_ctx *c, net_hb_t **out)
     b.lid = h->port.lid;
     b.link_layer = (uint8_t)h->port.link_layer;
     memcpy(b.gid, h->port.gid.raw, 16);
-    if ((rc = boot_put(HB_BLOB_KEY, &b, sizeof b)))
+    if ((rc = boot_put(&c->boot, HB_BLOB_KEY, &b, sizeof b)))
         goto fail;
     if (pthread_create(&h->thread, NULL, hb_main, h)) {
         LOG_ERR("hb: cannot start the liveness thread: %s", strerror(errno));
@@ -114,7 +114,7 @@ static void peer_resolve(struct net_hb *h, int peer)
     hb_blob_t b;
     size_t len = sizeof b;
     struct ibv_ah *ah = NULL;
-    int ok = !boot_get(peer, HB_BLOB_KEY, &b, &len) && len == sizeof b &&
+    int ok = !boot_get(&h->c->boot, peer, HB_BLOB_KEY, &b, &len) && len == sizeof b &&
              b.magic == HB_BLOB_MAGIC && b.link_layer == (uint8_t)h->port.link_layer;
     if (ok) {
         struct ibv_ah_attr a;

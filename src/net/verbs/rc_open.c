@@ -156,7 +156,7 @@ static int rc_publish(rc_net_t *r)
     b.credits = (uint32_t)r->credits;
     b.rd_atom = (uint32_t)r->rd_atom;
     b.pid = (int32_t)getpid();
-    return boot_put(RC_BLOB_KEY, &b, sizeof b);
+    return boot_put(&r->c->boot, RC_BLOB_KEY, &b, sizeof b);
 }
 
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)

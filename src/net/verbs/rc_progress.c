@@ -110,7 +110,7 @@ void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,
     if (r->base.up.peer_failed)
         r->base.up.peer_failed(r->base.up.arg, peer, why);
     else
-        boot_abort(VC_ERR_PEER_FAILED, why);
+        boot_abort(&r->c->boot, VC_ERR_PEER_FAILED, why);
 }
 
 int rc_check_peer(net_t *n, int peer)

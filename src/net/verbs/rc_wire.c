@@ -94,7 +94,7 @@ void rc_hs_close(rc_net_t *r)
 int rc_peer_blob(rc_net_t *r, int peer, rc_blob_t *b)
 {
     size_t len = sizeof *b;
-    if (boot_get(peer, RC_BLOB_KEY, b, &len)) {
+    if (boot_get(&r->c->boot, peer, RC_BLOB_KEY, b, &len)) {
         net_peer_missing(r->c, peer, "rc");
         return VC_ERR_TRANSPORT;
     }

@@ -65,7 +65,7 @@ void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
     if (u->base.up.peer_failed)
         u->base.up.peer_failed(u->base.up.arg, peer, why);
     else
-        boot_abort(VC_ERR_PEER_FAILED, why);
+        boot_abort(&u->c->boot, VC_ERR_PEER_FAILED, why);
 }
 
 /* Make the peer's address handle from its endpoint blob. VC_SUCCESS, or
@@ -134,7 +134,7 @@ int ud_peer_ready(ud_net_t *u, int peer)
         return NET_AGAIN;
     ud_blob_t b;
     size_t len = sizeof b;
-    if (boot_get(peer, UD_BLOB_KEY, &b, &len)) {
+    if (boot_get(&u->c->boot, peer, UD_BLOB_KEY, &b, &len)) {
         net_peer_missing(u->c, peer, "ud");
         ud_peer_fail(u, peer, "its UD endpoint is not published");
         return VC_ERR_TRANSPORT;
@@ -315,7 +315,7 @@ int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         return rc;
     ud_blob_t b;
     ud_blob_fill(u, &b);
-    if ((rc = boot_put(UD_BLOB_KEY, &b, sizeof b))) {
+    if ((rc = boot_put(&c->boot, UD_BLOB_KEY, &b, sizeof b))) {
         ud_close(&u->base);
         return rc;
     }
