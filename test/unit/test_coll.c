@@ -634,6 +634,77 @@ static void test_sched_deterministic(void)
             }
 }
 
+/* Connections on demand make a collective's peer set its cost: each
+ * distinct peer is an RC connection (a QP and 35 receive buffers). The
+ * log-depth algorithms -- and what auto picks at 64 ranks and more -- must
+ * touch at most 2 ceil(log2 p) peers per rank, not p - 1. */
+static int distinct_peers(const coll_sched_t *s, int p)
+{
+    unsigned char seen[1024] = {0};
+    int n = 0;
+    for (int i = 0; i < s->nsteps; i++) {
+        const coll_step_t *st = &s->steps[i];
+        if ((st->kind == STEP_SEND || st->kind == STEP_RECV) && st->peer >= 0 &&
+            st->peer < p && !seen[st->peer]) {
+            seen[st->peer] = 1;
+            n++;
+        }
+    }
+    return n;
+}
+
+static int alg_index(int kind, const char *name)
+{
+    for (int a = 1; a < coll_nalgs(kind); a++)
+        if (!strcmp(coll_alg_names[kind][a], name))
+            return a;
+    return -1;
+}
+
+static void test_log_peers(void)
+{
+    static const struct { int kind; const char *alg; } logd[] = {
+        {COLL_BARRIER, "dissemination"}, {COLL_BCAST, "binomial"},
+        {COLL_REDUCE, "binomial"}, {COLL_ALLREDUCE, "recursive_doubling"},
+        {COLL_ALLGATHER, "recursive_doubling"}, {COLL_GATHER, "binomial"},
+        {COLL_SCATTER, "binomial"}, {COLL_SCAN, "recursive_doubling"},
+        {COLL_EXSCAN, "recursive_doubling"},
+    };
+    int sizes[] = {64, 100, 1000};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        int p = sizes[z], lg = 0;
+        while ((1 << lg) < p)
+            lg++;
+        for (size_t k = 0; k < sizeof logd / sizeof *logd; k++) {
+            int kind = logd[k].kind;
+            int alg = alg_index(kind, logd[k].alg);
+            CU_ASSERT_FATAL(alg > 0);
+            /* and the automatic choice for small messages, not oversubscribed */
+            int autoalg = coll_select(kind, p, 8, 1, 0, 0);
+            int algs[2] = {alg, autoalg};
+            for (int j = 0; j < 2; j++) {
+                int worst = 0;
+                for (int r = 0; r < p; r++) {
+                    coll_args_t a;
+                    coll_sched_t s;
+                    coll_args_set(&a, kind, r, p, 0, 1, VC_INT64, VC_SUM, 0);
+                    sched_init(&s, &a);
+                    CU_ASSERT_EQUAL(coll_builders[kind][algs[j]](&a, &s), VC_SUCCESS);
+                    int n = distinct_peers(&s, p);
+                    if (n > worst)
+                        worst = n;
+                    sched_free(&s);
+                }
+                if (worst > 2 * lg)
+                    printf("\n  %s %s at p=%d: a rank talks to %d peers (> 2*%d)",
+                           coll_alg_names[kind][0] ? coll_alg_names[kind][algs[j]] : "?",
+                           j ? "(auto)" : "", p, worst, lg);
+                CU_ASSERT(worst <= 2 * lg);
+            }
+        }
+    }
+}
+
 /* the auto choice is always a real algorithm */
 static void test_select(void)
 {
@@ -864,6 +935,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("coll_schedules", NULL, NULL);
     CU_add_test(s, "schedules are deterministic", test_sched_deterministic);
     CU_add_test(s, "selection table", test_select);
+    CU_add_test(s, "log-depth schedules touch <= 2 log2 p peers (64..1000)", test_log_peers);
     CU_add_test(s, "all algorithms, sizes 1..64", test_all_sizes);
     CU_add_test(s, "dtype x op matrix", test_dtype_op_matrix);
     CU_add_test(s, "reduce in place at root", test_reduce_inplace_root);
