@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include "vcmpi.h"
 
-#define NTYPES 40
-
-/* filled once at MPI_Init (MPICH's handles are constants, Open MPI's are
-   addresses: both compare with ==) */
-static struct { MPI_Datatype mpi; vc_dtype_t vc; } map[NTYPES];
-static int nmap;
-
 static vc_dtype_t int_type(size_t size, int is_signed)
 {
     switch (size) {
@@ -33,20 +26,20 @@ static void add(MPI_Datatype mpi, vc_dtype_t vc)
 {
     MPI_Aint lb, extent;
     size_t vsize;
-    if (nmap == NTYPES || mpi == MPI_DATATYPE_NULL || vc_dtype_size(vc, &vsize) ||
+    if (vcmpi.ntypes == VCMPI_NTYPES || mpi == MPI_DATATYPE_NULL || vc_dtype_size(vc, &vsize) ||
         PMPI_Type_get_extent(mpi, &lb, &extent) != MPI_SUCCESS || lb != 0 ||
         (size_t)extent != vsize)
         return;
-    map[nmap].mpi = mpi;
-    map[nmap].vc = vc;
-    nmap++;
+    vcmpi.types[vcmpi.ntypes].mpi = mpi;
+    vcmpi.types[vcmpi.ntypes].vc = vc;
+    vcmpi.ntypes++;
 }
 
 #define ADD_INT(mpi, ctype, is_signed) add(mpi, int_type(sizeof(ctype), is_signed))
 
 void vcmpi_types_setup(void)
 {
-    nmap = 0;
+    vcmpi.ntypes = 0;
     /* the most frequent first: the lookup is a linear scan */
     add(MPI_DOUBLE, VC_DOUBLE);
     ADD_INT(MPI_INT, int, 1);
@@ -84,9 +77,9 @@ void vcmpi_types_setup(void)
 
 const char *vcmpi_rdtype(MPI_Datatype dt, vc_dtype_t *out)
 {
-    for (int i = 0; i < nmap; i++)
-        if (map[i].mpi == dt) {
-            *out = map[i].vc;
+    for (int i = 0; i < vcmpi.ntypes; i++)
+        if (vcmpi.types[i].mpi == dt) {
+            *out = vcmpi.types[i].vc;
             return NULL;
         }
     return "datatype not a vcoll reduction type";

@@ -51,6 +51,8 @@ typedef struct vcmpi_req {
     int done, err;
 } vcmpi_req_t;
 
+#define VCMPI_NTYPES 40
+
 /* The drop-in's state. The interposed MPI_* entry points are free functions
  * with MPI's signatures, so this one struct is where they find it. */
 struct vcmpi {
@@ -68,6 +70,11 @@ struct vcmpi {
     int nreq, capreq;
     pthread_mutex_t lock;    /* comms, reqs, next_tag */
     uint64_t taken[FN_COUNT], fallback[FN_COUNT];
+    /* types.c: predefined MPI types vcoll reduces, filled at MPI_Init
+       (MPICH's handles are constants, Open MPI's are addresses: both
+       compare with ==) */
+    struct { MPI_Datatype mpi; vc_dtype_t vc; } types[VCMPI_NTYPES];
+    int ntypes;
 };
 extern struct vcmpi vcmpi;
 
