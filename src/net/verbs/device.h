@@ -76,6 +76,17 @@ int net_verbs_ud_send(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint3
 /* Post one receive of len bytes at addr: VC_SUCCESS or VC_ERR_TRANSPORT. */
 int net_verbs_post_recv(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
                         uint32_t lkey);
+/* The buffers of a small UD endpoint (heartbeat, RC wire-up): nrx receive
+ * then ntx send slots of a GRH plus msg bytes, one registration, every
+ * receive posted with wr_id rx_tag | slot. VC_SUCCESS or an error logged
+ * with tag and dev; the caller frees buf and deregisters mr either way. */
+typedef struct net_ud_slots {
+    char *buf;
+    struct ibv_mr *mr;
+    size_t stride;
+} net_ud_slots_t;
+int net_verbs_ud_slots(net_ud_slots_t *u, struct ibv_pd *pd, struct ibv_qp *qp, size_t msg,
+                       int nrx, int ntx, uint64_t rx_tag, const char *tag, const char *dev);
 /* 1 if the 40-byte GRH slot of a UD receive shows the given source GID.
  * For RoCE v2 over IPv4 the slot holds an IPv4 header in its last 20
  * bytes (source address at byte 32); otherwise a GRH (source GID at 8). */

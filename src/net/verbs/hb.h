@@ -42,6 +42,7 @@
 #define HB_RX         64                /* receive buffers */
 #define HB_TX         64                /* send slots (and send queue depth) */
 #define HB_GRH        40
+#define HB_RECV_WRID  (1ull << 62)     /* receives' wr_id: this bit | slot */
 
 typedef struct hb_blob {
     uint32_t magic;

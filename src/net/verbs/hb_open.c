@@ -31,17 +31,14 @@ static int make_qp(struct net_hb *h)
         LOG_ERR("hb: UD QP on %s:%d: %s", h->port.dev, h->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    h->rx_stride = (HB_GRH + sizeof(hb_pkt_t) + 63) & ~(size_t)63;
-    size_t bytes = h->rx_stride * (HB_RX + HB_TX);
-    if (!(h->buf = calloc(1, bytes)))
-        return VC_ERR_NOMEM;
-    if (!(h->mr = ibv_reg_mr(h->pd, h->buf, bytes, IBV_ACCESS_LOCAL_WRITE))) {
-        LOG_ERR("hb: registering %zu bytes on %s: %s", bytes, h->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    for (int i = 0; i < HB_RX; i++)
-        if (hb_post_recv(h, i))
-            return VC_ERR_TRANSPORT;
+    net_ud_slots_t u = {0};
+    int rc = net_verbs_ud_slots(&u, h->pd, h->qp, sizeof(hb_pkt_t), HB_RX, HB_TX,
+                                HB_RECV_WRID, "hb", h->port.dev);
+    h->buf = u.buf;
+    h->mr = u.mr;
+    h->rx_stride = u.stride;
+    if (rc)
+        return rc;
     h->tx_free = HB_TX;
     return VC_SUCCESS;
 }

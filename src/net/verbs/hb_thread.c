@@ -14,8 +14,6 @@
 #include "core/log.h"
 #include "net/verbs/hb.h"
 
-#define RECV_WRID (1ull << 62)
-
 uint64_t hb_now_ns(void)
 {
     struct timespec ts;
@@ -25,7 +23,7 @@ uint64_t hb_now_ns(void)
 
 int hb_post_recv(struct net_hb *h, int i)
 {
-    return net_verbs_post_recv(h->qp, RECV_WRID | (uint64_t)i,
+    return net_verbs_post_recv(h->qp, HB_RECV_WRID | (uint64_t)i,
                                h->buf + (size_t)i * h->rx_stride, (uint32_t)h->rx_stride,
                                h->mr->lkey);
 }
@@ -58,7 +56,7 @@ static int from_peer(const hb_peer_t *p, const struct ibv_wc *wc, const uint8_t 
 
 static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
 {
-    int i = (int)(wc->wr_id & ~RECV_WRID);
+    int i = (int)(wc->wr_id & ~HB_RECV_WRID);
     if (i < 0 || i >= HB_RX)
         return;
     uint8_t *slot = (uint8_t *)h->buf + (size_t)i * h->rx_stride;
@@ -124,7 +122,7 @@ static void drain(struct net_hb *h)
     uint64_t now = hb_now_ns();
     while ((n = ibv_poll_cq(h->cq, 16, wc)) > 0) {
         for (int k = 0; k < n; k++) {
-            if (wc[k].wr_id & RECV_WRID)
+            if (wc[k].wr_id & HB_RECV_WRID)
                 on_recv(h, &wc[k], now);
             else
                 h->tx_free++;

@@ -214,6 +214,26 @@ int net_verbs_post_recv(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uin
     return e ? VC_ERR_TRANSPORT : VC_SUCCESS;
 }
 
+int net_verbs_ud_slots(net_ud_slots_t *u, struct ibv_pd *pd, struct ibv_qp *qp, size_t msg,
+                       int nrx, int ntx, uint64_t rx_tag, const char *tag, const char *dev)
+{
+    /* each slot holds the 40-byte GRH a UD receive starts with, then the
+       message; a cache line apart so slots never share one */
+    u->stride = (40 + msg + 63) & ~(size_t)63;
+    size_t bytes = u->stride * (size_t)(nrx + ntx);
+    if (!(u->buf = calloc(1, bytes)))
+        return VC_ERR_NOMEM;
+    if (!(u->mr = ibv_reg_mr(pd, u->buf, bytes, IBV_ACCESS_LOCAL_WRITE))) {
+        LOG_ERR("%s: registering %zu bytes on %s: %s", tag, bytes, dev, strerror(errno));
+        return VC_ERR_TRANSPORT;
+    }
+    for (int i = 0; i < nrx; i++)
+        if (net_verbs_post_recv(qp, rx_tag | (uint64_t)i, u->buf + (size_t)i * u->stride,
+                                (uint32_t)u->stride, u->mr->lkey))
+            return VC_ERR_TRANSPORT;
+    return VC_SUCCESS;
+}
+
 int net_verbs_ud_send(struct ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len,
                       uint32_t lkey, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {

@@ -58,17 +58,14 @@ int rc_hs_open(rc_net_t *r)
         LOG_ERR("rc: wire-up UD QP on %s:%d: %s", r->port.dev, r->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    r->hs_stride = (RC_HS_GRH + sizeof(rc_hs_msg_t) + 63) & ~(size_t)63;
-    size_t bytes = r->hs_stride * (RC_HS_RX + RC_HS_TX);
-    if (!(r->hs_buf = calloc(1, bytes)))
-        return VC_ERR_NOMEM;
-    if (!(r->hs_mr = ibv_reg_mr(r->pd, r->hs_buf, bytes, IBV_ACCESS_LOCAL_WRITE))) {
-        LOG_ERR("rc: registering %zu bytes on %s: %s", bytes, r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
-    for (int i = 0; i < RC_HS_RX; i++)
-        if (hs_post_recv(r, i))
-            return VC_ERR_TRANSPORT;
+    net_ud_slots_t u = {0};
+    int rc = net_verbs_ud_slots(&u, r->pd, r->hs_qp, sizeof(rc_hs_msg_t), RC_HS_RX, RC_HS_TX,
+                                HS_RECV_WRID, "rc", r->port.dev);
+    r->hs_buf = u.buf;
+    r->hs_mr = u.mr;
+    r->hs_stride = u.stride;
+    if (rc)
+        return rc;
     r->hs_tx_free = RC_HS_TX;
     return VC_SUCCESS;
 }
