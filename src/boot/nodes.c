@@ -43,6 +43,77 @@ int boot_nodemap_canon(int size, int *node_of, int *nnodes, char *err, size_t er
     return VC_SUCCESS;
 }
 
+int boot_nodemap_walk(int size, boot_node_fetch_fn *fetch, void *arg, int *node_of,
+                      int *nnodes, int *nfetch, char *err, size_t errlen)
+{
+    if (size < 1 || !fetch || !node_of || !nnodes)
+        return VC_ERR_ARG;
+    for (int r = 0; r < size; r++)
+        node_of[r] = -1;
+    int n = 0, fetches = 0, rc = VC_SUCCESS;
+    for (int r = 0; r < size && !rc; r++) {
+        if (node_of[r] >= 0)
+            continue;
+        int leader = -1, *list = NULL, cnt = 0;
+        rc = fetch(arg, r, &leader, &list, &cnt);
+        fetches++;
+        if (!rc && leader != r) {
+            /* r is not a leader: the list comes from its leader, which
+               must call itself one and list r */
+            free(list);
+            list = NULL;
+            cnt = 0;
+            int l2 = -1;
+            if (leader < 0 || leader >= size) {
+                snprintf(err, errlen, "rank %d names rank %d as its node's leader, but the "
+                         "job has %d ranks", r, leader, size);
+                rc = VC_ERR_BOOTSTRAP;
+            } else if (leader < r) {
+                /* a lower leader would have placed r already */
+                snprintf(err, errlen, "rank %d names rank %d as its node's leader, whose "
+                         "node does not list it", r, leader);
+                rc = VC_ERR_BOOTSTRAP;
+            } else {
+                rc = fetch(arg, leader, &l2, &list, &cnt);
+                fetches++;
+                if (!rc && l2 != leader) {
+                    snprintf(err, errlen, "rank %d names rank %d as its node's leader, "
+                             "which names rank %d", r, leader, l2);
+                    rc = VC_ERR_BOOTSTRAP;
+                }
+            }
+            if (!rc)
+                leader = l2;
+        }
+        int has_r = 0;
+        for (int i = 0; !rc && i < cnt; i++) {
+            int q = list[i];
+            if (q < 0 || q >= size) {
+                snprintf(err, errlen, "the node of rank %d lists rank %d, but the job has "
+                         "%d ranks", leader, q, size);
+                rc = VC_ERR_BOOTSTRAP;
+            } else if (node_of[q] >= 0) {
+                snprintf(err, errlen, "rank %d is listed by two nodes' leaders (the "
+                         "second is rank %d)", q, leader);
+                rc = VC_ERR_BOOTSTRAP;
+            } else {
+                node_of[q] = n;
+                has_r |= q == r;
+            }
+        }
+        if (!rc && !has_r) {
+            snprintf(err, errlen, "rank %d is not on the list of its node's leader %d", r,
+                     leader);
+            rc = VC_ERR_BOOTSTRAP;
+        }
+        free(list);
+        n++;
+    }
+    if (nfetch)
+        *nfetch = fetches;
+    return rc ? rc : boot_nodemap_canon(size, node_of, nnodes, err, errlen);
+}
+
 int boot_nodemap_from_peers(int size, int nlists, const int *const *peers,
                             const int *npeers, int *node_of, int *nnodes,
                             char *err, size_t errlen)

@@ -148,6 +148,75 @@ static int map_by_exchange(boot_info_t *info, char *err, size_t errlen)
     return ret;
 }
 
+/* The node map in O(nodes) Gets (map_by_leaders): every rank publishes its
+ * node's leader, the leader also its node's ranks (from PMIX_LOCAL_PEERS).
+ * A Get per rank of the host names would be 100k lookups per rank at 100k
+ * ranks; PMIx's own per-node maps (PMIx_Resolve_peers) block under Open MPI
+ * 4.1 for another node's data before a fence. */
+#define NODE_KEY   "vc.node"
+#define NODE_MAGIC 0x766e6f64u      /* "vnod" */
+
+typedef struct node_fetch_arg {
+    boot_info_t *info;
+    uint32_t *buf;          /* 12 + 4 * size bytes: a node holds at most all */
+} node_fetch_arg_t;
+
+static int node_fetch(void *arg, int rank, int *leader, int **ranks, int *nranks)
+{
+    node_fetch_arg_t *a = arg;
+    boot_info_t *info = a->info;
+    size_t len = 12 + (size_t)info->size * 4;
+    uint32_t *b = a->buf;
+    int rc = boot_get(info, rank, NODE_KEY, b, &len);
+    uint32_t n = len >= 12 ? b[2] : 0;
+    if (rc || len < 12 || b[0] != NODE_MAGIC || n > (uint32_t)info->size ||
+        len != 12 + (size_t)n * 4) {
+        LOG_ERR("rank %d published no node record this vcoll understands", rank);
+        return VC_ERR_BOOTSTRAP;
+    }
+    *leader = (int)b[1];
+    *nranks = (int)n;
+    *ranks = NULL;
+    if (n) {
+        if (!(*ranks = malloc(n * sizeof(int))))
+            return VC_ERR_NOMEM;
+        for (uint32_t i = 0; i < n; i++)
+            (*ranks)[i] = (int)b[3 + i];
+    }
+    return VC_SUCCESS;
+}
+
+static int map_by_leaders(boot_info_t *info, char *err, size_t errlen)
+{
+    int leader = info->local_peers[0];      /* sorted: the node's lowest rank */
+    uint32_t n = leader == info->rank ? (uint32_t)info->local_size : 0;
+    size_t len = 12 + (size_t)n * 4;
+    uint32_t *b = malloc(len);
+    if (!b)
+        return VC_ERR_NOMEM;
+    b[0] = NODE_MAGIC;
+    b[1] = (uint32_t)leader;
+    b[2] = n;
+    for (uint32_t i = 0; i < n; i++)
+        b[3 + i] = (uint32_t)info->local_peers[i];
+    int ret = boot_put(info, NODE_KEY, b, len);
+    free(b);
+    if (ret || (ret = boot_fence(info, 1))) {
+        snprintf(err, errlen, "exchanging node records failed");
+        return ret ? ret : VC_ERR_BOOTSTRAP;
+    }
+    int fetches = 0;
+    node_fetch_arg_t a = {info, malloc(12 + (size_t)info->size * 4)};
+    if (!a.buf)
+        return VC_ERR_NOMEM;
+    ret = boot_nodemap_walk(info->size, node_fetch, &a, info->node_of, &info->nnodes,
+                            &fetches, err, errlen);
+    free(a.buf);
+    if (!ret)
+        LOG_DEBUG("node map: %d nodes from %d lookups", info->nnodes, fetches);
+    return ret;
+}
+
 /* Fill node_of, nnodes, node_id and node_name; check them against
  * PMIX_LOCAL_PEERS, which every launcher gives and transports rely on. */
 static int load_nodemap(boot_info_t *info)
@@ -167,13 +236,17 @@ static int load_nodemap(boot_info_t *info)
         return VC_ERR_NOMEM;
 
     char err[200] = "";
-    int rc;
+    int rc = VC_ERR_BOOTSTRAP;
     if (info->local_size == info->size && info->local_size > 0) {
         for (int r = 0; r < info->size; r++)
             info->node_of[r] = 0;
         info->nnodes = 1;
         info->map_source = "every rank is local (PMIX_LOCAL_PEERS)";
-    } else if ((rc = map_by_exchange(info, err, sizeof err)) == VC_SUCCESS) {
+    } else if (info->local_size > 0 &&
+               (rc = map_by_leaders(info, err, sizeof err)) == VC_SUCCESS) {
+        info->map_source = "node leaders' PMIX_LOCAL_PEERS, exchanged at init";
+    } else if (info->local_size == 0 &&
+               (rc = map_by_exchange(info, err, sizeof err)) == VC_SUCCESS) {
         info->map_source = "host names exchanged at init";
     } else {
         if (rc != VC_ERR_NOMEM)

@@ -7,6 +7,7 @@
  */
 #include <CUnit/Basic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "vcoll.h"
 #include "core/config.h"
@@ -68,6 +69,98 @@ static void test_from_peers_bad(void)
 }
 
 /* host names: 3+1 with the lone node in the middle of the rank order */
+/* The leaders' walk (map_by_leaders in pmix.c) against a layout known in
+ * advance: every rank's record says its node's lowest rank, a leader's
+ * also lists its node. */
+typedef struct walk_job {
+    int size;
+    const int *node;        /* the true node of every rank (any labels) */
+    int forge;              /* 1: rank 3's leader omits rank 3 from its list;
+                               2: rank 2 names a leader beyond the job */
+} walk_job_t;
+
+static int walk_fetch(void *arg, int rank, int *leader, int **ranks, int *nranks)
+{
+    const walk_job_t *j = arg;
+    int l = rank;
+    for (int q = 0; q < j->size; q++)
+        if (j->node[q] == j->node[rank] && q < l)
+            l = q;
+    *leader = j->forge == 2 && rank == 2 ? j->size + 5 : l;
+    *ranks = NULL;
+    *nranks = 0;
+    if (l != rank)
+        return VC_SUCCESS;
+    *ranks = malloc((size_t)j->size * sizeof(int));
+    for (int q = 0; q < j->size; q++)
+        if (j->node[q] == j->node[rank] && !(j->forge == 1 && q == 3))
+            (*ranks)[(*nranks)++] = q;
+    return VC_SUCCESS;
+}
+
+static void test_walk(void)
+{
+    /* hand-made: ranks dealt round-robin over 3 nodes, then 1+2+3 blocks */
+    int rr[7] = {5, 9, 7, 5, 9, 7, 5}, want_rr[7] = {0, 1, 2, 0, 1, 2, 0};
+    int blk[6] = {4, 8, 8, 2, 2, 2}, want_blk[6] = {0, 1, 1, 2, 2, 2};
+    const int *layouts[2] = {rr, blk}, *wants[2] = {want_rr, want_blk};
+    int sizes[2] = {7, 6}, nodes[2] = {3, 3};
+    for (int t = 0; t < 2; t++) {
+        walk_job_t j = {sizes[t], layouts[t], 0};
+        int node_of[8], nn = 0, nf = 0;
+        CU_ASSERT_EQUAL(boot_nodemap_walk(j.size, walk_fetch, &j, node_of, &nn, &nf, err,
+                                          sizeof err), VC_SUCCESS);
+        CU_ASSERT_EQUAL(nn, nodes[t]);
+        CU_ASSERT(!memcmp(node_of, wants[t], (size_t)j.size * sizeof(int)));
+        CU_ASSERT(nf <= 2 * nodes[t]);
+    }
+    /* random uneven layouts up to 1000 ranks: same map as the labels say,
+       at most 2 lookups per node, whatever the job size */
+    unsigned seed = 12345;
+    for (int it = 0; it < 200; it++) {
+        seed = seed * 1103515245u + 12345u;
+        int size = 1 + (int)(seed >> 8) % 1000;
+        seed = seed * 1103515245u + 12345u;
+        int nlab = 1 + (int)(seed >> 8) % 40;
+        int *lab = malloc((size_t)size * sizeof(int)), *node_of = malloc((size_t)size * sizeof(int));
+        int *ref = malloc((size_t)size * sizeof(int)), *first = malloc((size_t)nlab * sizeof(int));
+        for (int r = 0; r < size; r++) {
+            seed = seed * 1103515245u + 12345u;
+            lab[r] = (int)(seed >> 8) % nlab;
+        }
+        /* reference: nodes numbered by their lowest rank, by plain loops */
+        int used = 0;
+        for (int k = 0; k < nlab; k++)
+            first[k] = -1;
+        for (int r = 0; r < size; r++) {
+            if (first[lab[r]] < 0)
+                first[lab[r]] = used++;
+            ref[r] = first[lab[r]];
+        }
+        walk_job_t j = {size, lab, 0};
+        int nn = 0, nf = 0;
+        CU_ASSERT_EQUAL(boot_nodemap_walk(size, walk_fetch, &j, node_of, &nn, &nf, err,
+                                          sizeof err), VC_SUCCESS);
+        CU_ASSERT_EQUAL(nn, used);
+        CU_ASSERT(!memcmp(node_of, ref, (size_t)size * sizeof(int)));
+        CU_ASSERT(nf <= 2 * used);
+        free(lab);
+        free(node_of);
+        free(ref);
+        free(first);
+    }
+    /* records that contradict each other are refused, with the rank named */
+    int two[6] = {0, 0, 1, 0, 1, 1};
+    for (int forge = 1; forge <= 2; forge++) {
+        walk_job_t j = {6, two, forge};
+        int node_of[6], nn = 0;
+        err[0] = 0;
+        CU_ASSERT_EQUAL(boot_nodemap_walk(6, walk_fetch, &j, node_of, &nn, NULL, err,
+                                          sizeof err), VC_ERR_BOOTSTRAP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, forge == 1 ? "rank 3" : "rank 2"));
+    }
+}
+
 static void test_from_hosts(void)
 {
     const char *h[] = {"n1", "n1", "zz", "n1", "n1"};
@@ -212,6 +305,7 @@ int main(void)
     CU_add_test(s, "map from per-node lists, 1+2+3", test_from_peers_uneven);
     CU_add_test(s, "map from per-node lists, 2x2 by node", test_from_peers_round_robin);
     CU_add_test(s, "incomplete per-node lists", test_from_peers_bad);
+    CU_add_test(s, "map from the node leaders' records (O(nodes) lookups)", test_walk);
     CU_add_test(s, "map from host names", test_from_hosts);
     CU_add_test(s, "both sources agree", test_sources_agree);
     CU_add_test(s, "node sizes and description", test_sizes_and_describe);
