@@ -540,12 +540,16 @@ int boot_finalize(boot_info_t *b)
             ret = VC_ERR_BOOTSTRAP;
     }
     boot_kv_free(&b->st.local);
-    /* a fence given up on (a dead peer) may still be read by PMIx: leave it */
-    if (b->st.fence_info && b->st.fence_state != 0) {
-        pmix_info_t *fi = b->st.fence_info;
+    /* a fence given up on (a dead peer) may still be read by PMIx: leave
+       it allocated and keep pointing at it */
+    void *keep = b->st.fence_info;
+    if (keep && b->st.fence_state != 0) {
+        pmix_info_t *fi = keep;
         PMIX_INFO_FREE(fi, 1);
+        keep = NULL;
     }
     memset(&b->st, 0, sizeof b->st);
+    b->st.fence_info = keep;
     return ret;
 }
 
