@@ -168,7 +168,9 @@ static int node_fetch(void *arg, int rank, int *leader, int **ranks, int *nranks
     size_t len = 12 + (size_t)info->size * 4;
     uint32_t *b = a->buf;
     int rc = boot_get(info, rank, NODE_KEY, b, &len);
-    uint32_t n = len >= 12 ? b[2] : 0;
+    uint32_t n = 0;
+    if (rc == VC_SUCCESS && len >= 12)
+        n = b[2];           /* only what this Get filled is read */
     if (rc || len < 12 || b[0] != NODE_MAGIC || n > (uint32_t)info->size ||
         len != 12 + (size_t)n * 4) {
         LOG_ERR("rank %d published no node record this vcoll understands", rank);
