@@ -93,7 +93,14 @@ perftest_lat() { # t_avg[usec] of ib_send_lat
 }
 
 perftest_bw() { # size -> BW average in MB/s (10^6)
-  perf_pair ib_write_bw "$1" -D "$BW_SECS" |
+  # perftest's default send queue (128 writes) holds 128 MiB at 1 MiB; rxe
+  # then drops and retries whole bursts and ib_write_bw completed nothing in
+  # 2 s (it printed 0 iterations). So at most 16 MiB in flight: the default
+  # up to 128 KiB writes, 16 writes at 1 MiB (vcoll keeps 4 READ chunks of
+  # 64 KiB in flight per peer for the same reason, rc.h).
+  local depth=$(( (16 << 20) / $1 ))
+  ((depth > 128)) && depth=128
+  perf_pair ib_write_bw "$1" -D "$BW_SECS" -t "$depth" |
     awk -v s="$1" '$1 == s && NF >= 4 { printf "%.2f\n", $4 * 1.048576 }'
 }
 

@@ -15,7 +15,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static char buf[MAXPKT];
-    ud_ras_t r = {.buf = buf};
+    ud_ras_t r = {.buf = buf, .cap = MAXPKT};
     uint32_t announced = 0;
     while (size >= 7) {
         uint8_t flags = data[0];

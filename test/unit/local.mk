@@ -29,3 +29,8 @@ EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
 # (no CUnit needed) every public call that touches library state takes the VC_THREAD_MULTIPLE lock
 TESTS += test/unit/api_lock.sh
 EXTRA_DIST += test/unit/api_lock.sh
+
+check_PROGRAMS += test/unit/test_ud_reorder
+test_unit_test_ud_reorder_SOURCES = test/unit/test_ud_reorder.c
+test_unit_test_ud_reorder_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+TESTS += test/unit/test_ud_reorder

@@ -263,7 +263,7 @@ static void on_udx(rc_net_t *r, int src, const rc_hs_msg_t *m, const rc_blob_t *
         /* its UD QP is on the port its RC blob describes (ud_open_fallback) */
         ud_blob_t ub = {.magic = UD_BLOB_MAGIC, .qpn = m->qpn, .lid = b->lid, .mtu = b->mtu,
                         .link_layer = b->link_layer, .gid_index = b->gid_index,
-                        .max_packet = b->max_packet, .pid = b->pid};
+                        .max_packet = UD_MAX_PACKET, .pid = b->pid};
         memcpy(ub.gid, b->gid, sizeof ub.gid);
         if (ud_peer_set(r->fb, src, &ub)) {
             p->dead = 1;        /* ud_peer_set told p2p */

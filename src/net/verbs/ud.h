@@ -15,33 +15,48 @@
  * GRH slot UD receives always start with.
  *
  * Reliability, per ordered pair of ranks:
- *  - Every data fragment carries a sequence number. The receiver accepts
- *    only the next one expected; anything later is dropped and answered with
- *    one NAK naming the sequence it waits for; anything earlier is a
- *    duplicate, dropped and answered with an ACK. So delivery is in order and
+ *  - Every data fragment carries a sequence number. Delivery is in order and
  *    exactly once, which p2p needs for MPI's non-overtaking rule.
- *  - Acknowledgements are cumulative ("everything before N arrived"). They
- *    ride on every data packet going back; a standalone ACK goes when a
+ *  - Acknowledgements are cumulative ("everything before N arrived") plus a
+ *    64-bit selective map of the fragments after N that arrived too (SACK).
+ *    They ride on every data packet going back; a standalone ACK goes when a
  *    quarter window is owed, when a duplicate shows an ACK was lost, or
  *    after UD_ACK_IDLE_POLLS polls in a row found nothing to do (a ping-pong
  *    never needs one: the reply carries it).
+ *  - A fragment that arrives ahead of a gap is kept (ud_reorder.c, up to
+ *    UD_OOO_BYTES ahead) and handed up once the gap is filled; the first one
+ *    past a new gap is answered with a NAK carrying the map. So a loss costs
+ *    the lost fragment, not the window behind it (selective repeat): with
+ *    a window sized for bandwidth, go-back-N resent hundreds of fragments
+ *    per loss, which at 5-20 % loss meant most of the wire carried repeats.
+ *    The store is allocated at the first out-of-order fragment, so a
+ *    lossless fabric never pays for it.
  *  - Timers are looked at every UD_TIMER_POLLS progress calls, not on every
  *    poll or send: under emulation (and on some VMs) reading the clock costs
  *    more than a poll, and timeouts are milliseconds anyway.
- *  - The sender keeps every fragment until it is acknowledged, at most
- *    VCOLL_UD_WINDOW per peer. When the oldest has waited the retransmission
- *    timeout (VCOLL_UD_RTO, doubling up to UD_RTO_MAX_NS) or a NAK arrives,
- *    everything unacknowledged is resent from the oldest (go-back-N: losses
- *    are rare on a lossless fabric, so simplicity beats selective repeat).
+ *  - The sender keeps every fragment until it is cumulatively acknowledged,
+ *    at most VCOLL_UD_WINDOW per peer. A NAK resends the holes below the
+ *    highest fragment the map shows, each hole once per NAK round; when the
+ *    oldest has waited the retransmission timeout (VCOLL_UD_RTO, doubling
+ *    up to UD_RTO_MAX_NS), every fragment the map does not show is resent.
  *  - A peer that acknowledges nothing for VCOLL_UD_TIMEOUT seconds is
  *    declared dead; a peer on this node is also checked by pid, which finds a
  *    killed process at once instead of after the timeout.
  *  - A packet larger than one MTU is split into fragments with consecutive
  *    sequence numbers; since delivery is in order, reassembly is an append.
- *    So max_packet is the eager size, as on RC, and p2p never sees the MTU.
+ *    The fragments of one packet go to the device as one list of work
+ *    requests: one ibv_post_send, so one doorbell (a system call on rxe)
+ *    per packet instead of per fragment.
  *  - A send buffer is reused only when it is acknowledged *and* its last
  *    posted send completed: a resend may still be in the send queue when the
  *    ACK for the first copy arrives.
+ *
+ * Packet size: eager messages stay at VCOLL_EAGER_LIMIT (p2p caps them),
+ * but the transport takes packets of up to UD_MAX_PACKET, so p2p streams
+ * rendezvous data in 64 KiB packets: one header, one match and one post
+ * list per 64 KiB rather than per eager size. The reassembly buffer of a
+ * packet larger than UD_RAS_KEEP is freed once it is delivered, so what a
+ * peer costs while idle does not grow with it.
  *
  * No RDMA on UD: get is NULL and p2p streams rendezvous data as packets
  * (RTS, CTS, DATA...), each up to max_packet, fragmented here.
@@ -57,13 +72,17 @@
 #include "net/verbs/device.h"
 
 #define UD_BLOB_KEY      "vc.ud"
-#define UD_BLOB_MAGIC    0x76635544u    /* "vcUD", bump on layout change */
+#define UD_BLOB_MAGIC    0x76635545u    /* "vcUE": bump on blob or header layout change */
 #define UD_GRH_BYTES     40
 #define UD_POLL_BATCH    32
 #define UD_CTRL_RESERVE  8              /* send-queue slots kept for ACK/NAK */
 #define UD_ACK_IDLE_POLLS 16            /* empty polls before owed ACKs go */
 #define UD_TIMER_POLLS   64             /* progress calls between timer checks */
 #define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
+#define UD_POST_BATCH    32             /* work requests per ibv_post_send */
+#define UD_MAX_PACKET    (65536u + 256u) /* largest packet p2p may hand us */
+#define UD_RAS_KEEP      (16u << 10)    /* reassembly buffers past this are freed */
+#define UD_OOO_BYTES     (256u << 10)   /* fragments kept ahead of a gap, in bytes */
 #define UD_NAK_GAP_NS    200000ull      /* a NAK for the same gap at most this often
                                            (coarse clock: in practice once a tick) */
 
@@ -89,22 +108,54 @@ typedef struct ud_hdr {
     uint32_t seq;             /* DATA: this fragment's sequence number */
     uint32_t ack;             /* every type: all of the receiver's seq < ack arrived */
     uint32_t total;           /* DATA with UD_F_FIRST: whole packet length */
+    uint64_t sack;            /* bit i: the receiver's seq ack + 1 + i arrived too */
     uint8_t  type;
     uint8_t  flags;
     uint16_t pad;
+    uint32_t pad2;
 } ud_hdr_t;
+_Static_assert(sizeof(ud_hdr_t) == 32, "UD header layout is wire format");
 
 /* Reassembly of one peer's fragmented packet (buf: max_packet bytes). */
 typedef struct ud_ras {
     char *buf;
+    uint32_t cap;             /* bytes at buf */
     uint32_t len, total;      /* total 0 = none in progress */
 } ud_ras_t;
 
 /* ud_reassemble.c: take one in-order fragment (flags UD_F_*, total from a
  * FIRST fragment). Returns NULL and sets *out and *olen when a whole packet is
- * ready (*out NULL while more is needed), or the reason it cannot be. */
+ * ready (*out NULL while more is needed), or the reason it cannot be. The
+ * caller gives r->buf at least total bytes (r->cap) before a FIRST fragment;
+ * a packet announcing more than max_packet or r->cap is refused. */
 const char *ud_reassemble(ud_ras_t *r, uint32_t max_packet, uint8_t flags, uint32_t total,
                           const char *data, uint32_t plen, const char **out, uint32_t *olen);
+
+/* Fragments that arrived ahead of a gap (ud_reorder.c). Slot i, when
+ * used[i], holds sequence seq[i], at ring position seq & (n - 1). Pure: what
+ * it stores came off the wire, and the fuzz/unit tests drive it directly. */
+typedef struct ud_ooo {
+    uint32_t n;               /* slots, a power of two */
+    uint32_t frag;            /* payload bytes per slot */
+    char *buf;                /* n x frag */
+    uint32_t *seq, *len, *total;
+    uint8_t *flags, *used;
+    uint32_t held;            /* slots in use */
+} ud_ooo_t;
+
+int ud_ooo_init(ud_ooo_t *o, uint32_t n, uint32_t frag);
+void ud_ooo_free(ud_ooo_t *o);
+/* Keep fragment seq (expect < seq): 1 kept, 0 already held, -1 too far
+   ahead (or larger than a slot): dropped, its sender resends it. */
+int ud_ooo_put(ud_ooo_t *o, uint32_t expect, uint32_t seq, uint8_t flags, uint32_t total,
+               const char *data, uint32_t plen);
+/* The held fragment seq, if any: 1 and its fields (data valid until the
+   slot is reused), or 0. Taking it empties the slot. */
+int ud_ooo_take(ud_ooo_t *o, uint32_t seq, uint8_t *flags, uint32_t *total,
+                const char **data, uint32_t *plen);
+int ud_ooo_has(const ud_ooo_t *o, uint32_t seq);
+/* Selective map for a cumulative ack: bit i set when ack + 1 + i is held. */
+uint64_t ud_ooo_sack(const ud_ooo_t *o, uint32_t ack);
 
 /* Wrap-safe sequence order. */
 static inline int ud_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
@@ -116,6 +167,7 @@ typedef struct ud_slot {
     int peer;
     int posted;               /* sends of it still in the send queue */
     int acked;                /* data: the peer has it */
+    int sacked;               /* data: the peer's map shows it (not resent) */
     int ctrl;                 /* ACK / NAK */
     int next_free;
 } ud_slot_t;
@@ -137,6 +189,7 @@ typedef struct ud_peer {
     uint64_t stall_since;     /* una last moved (or window went non-empty);
                                  0 = not yet seen by a timer check or resend */
     uint32_t resends;         /* windows resent since una last moved */
+    uint32_t fast_hi;         /* holes below this were resent by a NAK already */
     /* receiving */
     uint32_t expect;          /* next sequence accepted */
     uint32_t owed;            /* accepted, not yet acknowledged */
@@ -144,6 +197,7 @@ typedef struct ud_peer {
     uint32_t nak_for;         /* last NAK named this sequence ... */
     uint64_t nak_at;          /* ... at this time */
     ud_ras_t ras;             /* reassembly of a fragmented packet */
+    ud_ooo_t ooo;             /* fragments ahead of a gap (n 0: none yet) */
     /* lists: peers with unacknowledged data / with ACKs owed */
     struct ud_peer *tx_next, *tx_prev;
     struct ud_peer *ack_next;
@@ -219,8 +273,9 @@ uint64_t ud_now_ns(void);
 int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt);
 int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type);
 void ud_slot_put(ud_net_t *u, int s);
-void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack);
-void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now);
+void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t sack);
+/* holes_only: a NAK's selective resend; otherwise the timeout's */
+void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now, int holes_only);
 void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p);
 
 /* ud_progress.c */

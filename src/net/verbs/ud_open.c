@@ -83,8 +83,8 @@ int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b)
         return VC_ERR_TRANSPORT;
     }
     if (b->max_packet != u->base.max_packet) {
-        ud_peer_fail(u, peer, "it uses %u-byte packets, we use %zu (VCOLL_EAGER_LIMIT "
-                     "must be the same on every rank)", b->max_packet, u->base.max_packet);
+        ud_peer_fail(u, peer, "it takes %u-byte packets, we take %zu (different vcoll "
+                     "versions in one job?)", b->max_packet, u->base.max_packet);
         return VC_ERR_ARG;
     }
     if (b->link_layer != (uint8_t)u->port.link_layer) {
@@ -156,8 +156,14 @@ static int ud_alloc_resources(ud_net_t *u)
         return VC_ERR_TRANSPORT;
     }
     u->rx_count = cfg->ib_rx_depth < da.max_qp_wr ? cfg->ib_rx_depth : da.max_qp_wr;
-    /* one QP carries every peer's traffic: give it twice an RC QP's queue */
-    u->sq_depth = 2 * cfg->ib_tx_depth < da.max_qp_wr ? 2 * cfg->ib_tx_depth : da.max_qp_wr;
+    /* one QP carries every peer's traffic: give it twice an RC QP's queue,
+       and at least one window plus the control reserve, so that a peer's
+       window is never cut short by the queue (a 64 KiB packet is 67
+       fragments at a 1 KiB MTU) */
+    long sq = 2L * cfg->ib_tx_depth;
+    if (sq < (long)u->wsize + 2 * UD_CTRL_RESERVE)
+        sq = (long)u->wsize + 2 * UD_CTRL_RESERVE;
+    u->sq_depth = sq < da.max_qp_wr ? (int)sq : da.max_qp_wr;
     if (u->sq_depth <= 2 * UD_CTRL_RESERVE) {
         LOG_ERR("ud: send queue of %d on %s is too small", u->sq_depth, u->port.dev);
         return VC_ERR_UNSUPPORTED;
@@ -167,8 +173,8 @@ static int ud_alloc_resources(ud_net_t *u)
                 u->port.dev, da.max_cqe, u->rx_count, u->sq_depth);
         return VC_ERR_UNSUPPORTED;
     }
-    /* enough buffers for a few full windows; beyond that senders wait */
-    long tx = 4L * u->wsize + UD_CTRL_RESERVE;
+    /* two full windows' worth, shared by all peers; beyond that senders wait */
+    long tx = 2L * u->wsize + UD_CTRL_RESERVE;
     if (tx < u->sq_depth)
         tx = u->sq_depth;
     u->tx_count = (int)tx;
@@ -251,7 +257,7 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
     u->loss = c->cfg.ud_loss;
     u->rto_base_ns = c->cfg.ud_rto * 1e9 < 1000 ? 1000 : (uint64_t)(c->cfg.ud_rto * 1e9);
     u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->rank << 17) ^ (uint64_t)getpid();
-    u->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);
+    u->base.max_packet = UD_MAX_PACKET;     /* eager stays at the eager limit (p2p) */
     u->qkey = net_verbs_qkey(c);
 
     int rc = VC_SUCCESS;
@@ -354,6 +360,7 @@ static void ud_close(net_t *n)
             ibv_destroy_ah(u->peer[p].ah);
         free(u->peer[p].win);
         free(u->peer[p].ras.buf);
+        ud_ooo_free(&u->peer[p].ooo);
     }
     if (u->cq)
         ibv_destroy_cq(u->cq);

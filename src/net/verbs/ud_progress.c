@@ -46,21 +46,84 @@ static int drop_on_purpose(ud_net_t *u)
 }
 
 /* An in-order fragment: deliver it, or add it to the peer's reassembly. */
-static void deliver(ud_net_t *u, ud_peer_t *p, const ud_hdr_t *h, uint32_t plen)
+static void deliver(ud_net_t *u, ud_peer_t *p, uint8_t flags, uint32_t total,
+                    const char *data, uint32_t plen)
 {
     const char *out = NULL, *err;
     uint32_t olen = 0;
-    if (!p->ras.buf && !(h->flags & UD_F_LAST) &&
-        !(p->ras.buf = malloc(u->base.max_packet))) {
-        ud_peer_fail(u, p->rank, "out of memory for reassembly");
+    ud_ras_t *r = &p->ras;
+    if ((flags & UD_F_FIRST) && !(flags & UD_F_LAST) && total > r->cap &&
+        total <= u->base.max_packet) {
+        /* sized per packet: a peer streaming 64 KiB packets does not keep
+           64 KiB once it stops (freed below) */
+        char *nb = realloc(r->buf, total);
+        if (!nb) {
+            ud_peer_fail(u, p->rank, "out of memory for reassembly");
+            return;
+        }
+        r->buf = nb;
+        r->cap = total;
+    }
+    err = ud_reassemble(r, (uint32_t)u->base.max_packet, flags, total, data, plen, &out,
+                        &olen);
+    if (err) {
+        ud_peer_fail(u, p->rank, "%s", err);
         return;
     }
-    err = ud_reassemble(&p->ras, (uint32_t)u->base.max_packet, h->flags, h->total,
-                        (const char *)(h + 1), plen, &out, &olen);
-    if (err)
-        ud_peer_fail(u, p->rank, "%s", err);
-    else if (out)
-        u->base.up.packet(u->base.up.arg, p->rank, out, olen);
+    if (!out)
+        return;
+    u->base.up.packet(u->base.up.arg, p->rank, out, olen);
+    if (out == r->buf && r->cap > UD_RAS_KEEP && !r->total) {
+        free(r->buf);
+        r->buf = NULL;
+        r->cap = 0;
+    }
+}
+
+/* Take the expected fragment, then every held one it makes contiguous. */
+static void accept(ud_net_t *u, ud_peer_t *p, uint8_t flags, uint32_t total,
+                   const char *data, uint32_t plen)
+{
+    for (;;) {
+        p->expect++;
+        if (++p->owed >= u->wsize / 4)
+            p->ack_now = u->ack_due = 1;
+        ack_list_add(u, p);
+        deliver(u, p, flags, total, data, plen);
+        if (p->state != UD_P_READY ||
+            !ud_ooo_take(&p->ooo, p->expect, &flags, &total, &data, &plen))
+            return;
+    }
+}
+
+/* A fragment ahead of a gap: keep it, and say which ones are missing --
+ * at once for a new gap (the fragment before this one is neither delivered
+ * nor held), otherwise at most once per gap per UD_NAK_GAP_NS. */
+static void ahead(ud_net_t *u, ud_peer_t *p, const ud_hdr_t *h, uint32_t plen)
+{
+    u->n_ooo++;
+    if (!p->ooo.n) {
+        uint32_t slot = u->mtu - (uint32_t)sizeof(ud_hdr_t), n = 1;
+        while (n * 2 <= u->wsize && (uint64_t)n * 2 * slot <= UD_OOO_BYTES)
+            n *= 2;
+        if (n < 2 || ud_ooo_init(&p->ooo, n, slot))
+            LOG_DEBUG("ud: rank %d: no store for out-of-order fragments from rank %d",
+                      u->me, p->rank);
+    }
+    int kept = ud_ooo_put(&p->ooo, p->expect, h->seq, h->flags, h->total,
+                          (const char *)(h + 1), plen);
+    if (kept == 0) {
+        u->n_dup++;
+        return;
+    }
+    uint32_t prev = h->seq - 1;
+    int newgap = kept > 0 && (prev == p->expect || !ud_ooo_has(&p->ooo, prev));
+    uint64_t now = newgap ? 0 : ud_now_ns();
+    if (newgap || p->nak_for != p->expect || now - p->nak_at > UD_NAK_GAP_NS) {
+        p->nak_for = p->expect;
+        p->nak_at = now ? now : ud_now_ns();
+        ud_send_ctrl(u, p, UD_T_NAK);
+    }
 }
 
 static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
@@ -98,31 +161,21 @@ static void on_recv(ud_net_t *u, const struct ibv_wc *wc)
         goto repost;
     }
     u->n_rx++;
-    ud_on_ack(u, p, h->ack);
+    ud_on_ack(u, p, h->ack, h->sack);
     if (h->type == UD_T_NAK) {
-        /* the peer saw a gap: resend now rather than at the timeout */
+        /* the peer saw a gap: resend what its map lacks now, not at the timeout */
         if (p->una != p->next_seq)
-            ud_resend(u, p, ud_now_ns());
+            ud_resend(u, p, ud_now_ns(), 1);
     } else if (h->type == UD_T_DATA) {
         uint32_t plen = wc->byte_len - UD_GRH_BYTES - (uint32_t)sizeof *h;
         if (h->seq == p->expect) {
-            p->expect++;
-            if (++p->owed >= u->wsize / 4)
-                p->ack_now = u->ack_due = 1;
-            ack_list_add(u, p);
-            deliver(u, p, h, plen);
+            accept(u, p, h->flags, h->total, (const char *)(h + 1), plen);
         } else if (ud_seq_lt(h->seq, p->expect)) {
             u->n_dup++;         /* our ACK was lost or late */
             p->ack_now = u->ack_due = 1;
             ack_list_add(u, p);
         } else {
-            u->n_ooo++;         /* a gap: ask for the missing one, once */
-            uint64_t now = ud_now_ns();
-            if (p->nak_for != p->expect || now - p->nak_at > UD_NAK_GAP_NS) {
-                p->nak_for = p->expect;
-                p->nak_at = now;
-                ud_send_ctrl(u, p, UD_T_NAK);
-            }
+            ahead(u, p, h, plen);
         }
     }
 repost:
@@ -176,7 +229,7 @@ static void run_timers(ud_net_t *u, uint64_t now)
             if (hb) {
                 net_hb_watch(hb, p->rank);
                 if (!net_hb_dead(hb, p->rank)) {
-                    ud_resend(u, p, now);
+                    ud_resend(u, p, now, 0);
                     continue;
                 }
             }
@@ -186,7 +239,7 @@ static void run_timers(ud_net_t *u, uint64_t now)
                          hb ? " and no heartbeat answer" : "");
             continue;
         }
-        ud_resend(u, p, now);
+        ud_resend(u, p, now, 0);
     }
 }
 

@@ -29,7 +29,7 @@ const char *ud_reassemble(ud_ras_t *r, uint32_t max_packet, uint8_t flags, uint3
             r->total = 0;
             return "a packet started inside an unfinished one";
         }
-        if (total > max_packet || !r->buf)
+        if (total > max_packet || total > r->cap || !r->buf)
             return "a fragmented packet announces more than the largest packet";
         r->total = total;
         r->len = 0;

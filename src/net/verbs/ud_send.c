@@ -20,6 +20,7 @@ static int slot_get(ud_net_t *u)
     u->slot[s].posted = 0;
     u->slot[s].acked = 0;
     u->slot[s].ctrl = 0;
+    u->slot[s].sacked = 0;
     return s;
 }
 
@@ -56,37 +57,47 @@ void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p)
     p->tx_next = p->tx_prev = NULL;
 }
 
-/* Put slot s on the wire to p. Every send carries the latest cumulative
- * acknowledgement for p, which settles whatever we owed it. */
-static int post(ud_net_t *u, ud_peer_t *p, int s)
+/* Put n (<= UD_POST_BATCH) slots on the wire to p as one list of work
+ * requests: one ibv_post_send, one doorbell. Every send carries the latest
+ * cumulative acknowledgement and selective map for p, which settles
+ * whatever we owed it. */
+static int post_list(ud_net_t *u, ud_peer_t *p, const int *slots, int n)
 {
-    ud_slot_t *sl = &u->slot[s];
-    char *buf = u->tx_buf + (size_t)s * u->mtu;
-    ((ud_hdr_t *)buf)->ack = p->expect;
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)buf,
-        .length = sl->len,
-        .lkey = u->tx_mr->lkey,
-    };
-    struct ibv_send_wr wr, *bad;
-    memset(&wr, 0, sizeof wr);
-    wr.wr_id = (uint64_t)s;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED | (sl->len <= u->max_inline ? IBV_SEND_INLINE : 0);
-    wr.wr.ud.ah = p->ah;
-    wr.wr.ud.remote_qpn = p->qpn;
-    wr.wr.ud.remote_qkey = u->qkey;
-    int err = ibv_post_send(u->qp, &wr, &bad);
+    struct ibv_sge sge[UD_POST_BATCH];
+    struct ibv_send_wr wr[UD_POST_BATCH], *bad = NULL;
+    uint64_t sack = ud_ooo_sack(&p->ooo, p->expect);
+    for (int k = 0; k < n; k++) {
+        ud_slot_t *sl = &u->slot[slots[k]];
+        char *buf = u->tx_buf + (size_t)slots[k] * u->mtu;
+        ((ud_hdr_t *)buf)->ack = p->expect;
+        ((ud_hdr_t *)buf)->sack = sack;
+        sge[k] = (struct ibv_sge){.addr = (uintptr_t)buf, .length = sl->len,
+                                  .lkey = u->tx_mr->lkey};
+        memset(&wr[k], 0, sizeof wr[k]);
+        wr[k].wr_id = (uint64_t)slots[k];
+        wr[k].sg_list = &sge[k];
+        wr[k].num_sge = 1;
+        wr[k].opcode = IBV_WR_SEND;
+        wr[k].send_flags = IBV_SEND_SIGNALED |
+                           (sl->len <= u->max_inline ? IBV_SEND_INLINE : 0);
+        wr[k].wr.ud.ah = p->ah;
+        wr[k].wr.ud.remote_qpn = p->qpn;
+        wr[k].wr.ud.remote_qkey = u->qkey;
+        wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
+    }
+    int err = ibv_post_send(u->qp, wr, &bad);
+    /* the ones before bad went: their completions (flushed, if the QP is
+       in error) come back and must find them counted */
+    int went = err ? (bad ? (int)(bad - wr) : 0) : n;
+    for (int k = 0; k < went; k++)
+        u->slot[slots[k]].posted++;
+    u->sq_free -= went;
+    u->n_tx += (uint64_t)went;
     if (err) {
-        LOG_ERR("ud: rank %d -> rank %d: ibv_post_send (%u B) failed: %s", u->me,
-                p->rank, sl->len, strerror(err));
+        LOG_ERR("ud: rank %d -> rank %d: ibv_post_send of %d fragments failed at #%d: %s",
+                u->me, p->rank, n, went, strerror(err));
         return VC_ERR_TRANSPORT;
     }
-    sl->posted++;
-    u->sq_free--;
-    u->n_tx++;
     p->owed = 0;
     p->ack_now = 0;
     return VC_SUCCESS;
@@ -120,7 +131,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         p->rto_at = p->stall_since = 0;     /* armed by the next timer check */
         tx_list_add(u, p);
     }
-    int vi = 0;
+    int vi = 0, batch[UD_POST_BATCH], nb = 0;
     size_t voff = 0;
     for (uint32_t f = 0; f < nfrag; f++) {
         int s = slot_get(u);
@@ -149,16 +160,20 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
                 voff = 0;
             }
         }
+        h->pad2 = 0;
         sl->len = (uint32_t)(sizeof *h + want);
         sl->peer = peer;
         p->win[p->next_seq & u->wmask] = s;
         p->next_seq++;
         u->unacked++;
-        if (post(u, p, s)) {
+        batch[nb++] = s;
+        if ((nb == UD_POST_BATCH || f + 1 == nfrag) && post_list(u, p, batch, nb)) {
             u->qp_broken = 1;
             ud_peer_fail(u, peer, "posting a send failed (QP in error state?)");
             return VC_ERR_TRANSPORT;
         }
+        if (nb == UD_POST_BATCH)
+            nb = 0;
     }
     return VC_SUCCESS;
 }
@@ -179,7 +194,7 @@ int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type)
     sl->len = sizeof *h;
     sl->peer = p->rank;
     sl->ctrl = 1;
-    if (post(u, p, s)) {
+    if (post_list(u, p, &s, 1)) {
         ud_slot_put(u, s);
         u->qp_broken = 1;
         ud_peer_fail(u, p->rank, "posting an acknowledgement failed (QP in error state?)");
@@ -193,44 +208,85 @@ int ud_send_ctrl(ud_net_t *u, ud_peer_t *p, int type)
 }
 
 /* Everything before ack arrived at p: release it. Stale or bogus values
- * (outside the window) are ignored. */
-void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack)
+ * (outside the window) are ignored. The map's fragments arrived too: they
+ * are kept (only the cumulative ack frees a slot) but not resent. A stale
+ * map is still true: the receiver never throws a kept fragment away. */
+void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t sack)
 {
-    if (!ud_seq_lt(p->una, ack) || ud_seq_lt(p->next_seq, ack))
-        return;
-    while (p->una != ack) {
-        int s = p->win[p->una & u->wmask];
-        u->slot[s].acked = 1;
-        if (u->slot[s].posted == 0)
-            ud_slot_put(u, s);
-        p->una++;
-        u->unacked--;
+    if (ud_seq_lt(p->una, ack) && !ud_seq_lt(p->next_seq, ack)) {
+        while (p->una != ack) {
+            int s = p->win[p->una & u->wmask];
+            u->slot[s].acked = 1;
+            if (u->slot[s].posted == 0)
+                ud_slot_put(u, s);
+            p->una++;
+            u->unacked--;
+        }
+        p->resends = 0;
+        p->rto_ns = u->rto_base_ns;
+        if (p->una == p->next_seq)
+            ud_tx_list_drop(u, p);
+        else
+            p->rto_at = p->stall_since = 0;     /* progress: the timers start again */
     }
-    p->resends = 0;
-    p->rto_ns = u->rto_base_ns;
-    if (p->una == p->next_seq)
-        ud_tx_list_drop(u, p);
-    else
-        p->rto_at = p->stall_since = 0;     /* progress: the timers start again */
+    for (; sack; sack &= sack - 1) {
+        uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(sack);
+        if (!ud_seq_lt(seq, p->una) && ud_seq_lt(seq, p->next_seq))
+            u->slot[p->win[seq & u->wmask]].sacked = 1;
+    }
 }
 
-/* Go-back-N: resend everything unacknowledged, oldest first, as far as the
- * send queue allows (the rest goes at the next timeout), and back off. */
-void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now)
+/* Resend what the peer's map does not show, oldest first, as far as the
+ * send queue allows. holes_only (a NAK): only below the highest fragment the
+ * map shows and not already resent by an earlier NAK, and no back-off --
+ * the peer told us exactly what is missing. Otherwise (the timeout):
+ * everything not shown, and the timeout doubles. */
+void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now, int holes_only)
 {
     if (!p->stall_since)        /* a NAK came before the timer was armed */
         p->stall_since = now;
-    for (uint32_t s = p->una; s != p->next_seq; s++) {
-        if (u->sq_free <= UD_CTRL_RESERVE)
-            break;
-        if (post(u, p, p->win[s & u->wmask])) {
-            u->qp_broken = 1;
-            ud_peer_fail(u, p->rank, "posting a resend failed (QP in error state?)");
+    uint32_t from = p->una, to = p->next_seq;
+    if (holes_only) {
+        while (to != p->una && !u->slot[p->win[(to - 1) & u->wmask]].sacked)
+            to--;
+        if (to == p->una)       /* no map (it reaches 64 ahead): the oldest */
+            to = p->una + 1;
+        if (ud_seq_lt(from, p->fast_hi))
+            from = p->fast_hi;  /* the holes below went at an earlier NAK */
+        if (!ud_seq_lt(from, to))
             return;
+    }
+    int batch[UD_POST_BATCH], nb = 0;
+    uint32_t s = from;
+    for (; s != to; s++) {
+        int sl = p->win[s & u->wmask];
+        if (u->slot[sl].sacked)
+            continue;
+        if (u->sq_free - nb <= UD_CTRL_RESERVE)
+            break;
+        batch[nb++] = sl;
+        if (nb == UD_POST_BATCH) {
+            if (post_list(u, p, batch, nb))
+                goto broken;
+            u->n_resent += (uint64_t)nb;
+            nb = 0;
         }
-        u->n_resent++;
+    }
+    if (nb) {
+        if (post_list(u, p, batch, nb))
+            goto broken;
+        u->n_resent += (uint64_t)nb;
+    }
+    p->fast_hi = s;
+    if (holes_only) {
+        p->rto_at = now + p->rto_ns;
+        return;
     }
     p->resends++;
     p->rto_ns = p->rto_ns * 2 > UD_RTO_MAX_NS ? UD_RTO_MAX_NS : p->rto_ns * 2;
     p->rto_at = now + p->rto_ns;
+    return;
+broken:
+    u->qp_broken = 1;
+    ud_peer_fail(u, p->rank, "posting a resend failed (QP in error state?)");
 }
