@@ -8,11 +8,14 @@
 #
 #   contrib/vm/perf-ratios.sh [--build DIR[=LABEL]]... [--rounds N]
 #                             [--sizes "8 512 ..."] [--quick] [--here]
+#                             [--mtu N]
 #
 # --build (default: ./_build of this tree) may be given twice to compare two
 # builds (e.g. before/after a change) in the same boot; each adds its own
 # columns. On the host the script boots the guest with contrib/vm/vcoll-vm.sh
 # and runs itself there; --here runs on this machine's verbs devices.
+# --mtu sets the guest's link MTU (vcoll-vm.sh --mtu; default 1500, rxe's
+# RoCE MTU is then 1024; 9000 gives 4096, as on a jumbo-frame fabric).
 # Bandwidths are in MB/s with MB = 10^6 bytes (perftest's MB = 2^20 is
 # converted). TCG makes absolute numbers meaningless: read the ratios.
 set -uo pipefail
@@ -20,7 +23,7 @@ set -uo pipefail
 PROG=${0##*/}
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$PROG
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BUILDS=() LABELS=() ROUNDS=3 HERE=0 QUICK=0
+BUILDS=() LABELS=() ROUNDS=3 HERE=0 QUICK=0 LMTU=
 SIZES="8 64 512 4096 32768 65536 262144 1048576"
 
 die() { echo "$PROG: $*" >&2; exit 2; }
@@ -33,6 +36,7 @@ while (($#)); do
     --rounds) ROUNDS=${2-}; shift 2 ;;
     --sizes) SIZES=${2-}; shift 2 ;;
     --quick) QUICK=1; shift ;;
+    --mtu) LMTU=${2-}; shift 2 ;;
     --here) HERE=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -53,7 +57,9 @@ if ((!HERE)); then
   args=(--here --rounds "$ROUNDS" --sizes "$SIZES")
   ((QUICK)) && args+=(--quick)
   for i in "${!BUILDS[@]}"; do args+=(--build "${BUILDS[i]}=${LABELS[i]}"); done
-  exec "$SRC/contrib/vm/vcoll-vm.sh" -n 1 -t "${VCOLL_PERF_TIMEOUT:-3000}" -- "$SELF" "${args[@]}"
+  vm=("$SRC/contrib/vm/vcoll-vm.sh" -n 1 -t "${VCOLL_PERF_TIMEOUT:-3000}")
+  [[ -n $LMTU ]] && vm+=(--mtu "$LMTU")
+  exec "${vm[@]}" -- "$SELF" "${args[@]}"
 fi
 
 # ------------------------------------------------------------ in the guest
@@ -157,7 +163,8 @@ hsize() { awk -v s="$1" 'BEGIN { if (s >= 1048576) printf "%dM", s / 1048576; el
 
 for ((r = 1; r <= ROUNDS; r++)); do round $r; done
 
-echo "# perf-ratios: $(uname -r), $DEV, $ROUNDS rounds interleaved, medians; MB = 10^6 B"
+amtu=$(ibv_devinfo -d "$DEV" 2>/dev/null | awk '/active_mtu/ { print $2; exit }')
+echo "# perf-ratios: $(uname -r), $DEV (active MTU ${amtu:-?}), $ROUNDS rounds interleaved, medians; MB = 10^6 B"
 for i in "${!BUILDS[@]}"; do echo "# build $((i + 1)): ${LABELS[i]} (${BUILDS[i]})"; done
 echo
 echo "## 8 B latency (us)          target: rc / ib_send_lat <= 1.2"

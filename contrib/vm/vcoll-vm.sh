@@ -24,6 +24,7 @@ NRXE=${VCOLL_VM_NRXE:-1}
 TIMEOUT=${VCOLL_VM_TIMEOUT:-900}
 MEM=${VCOLL_VM_MEM:-1G}
 SMP=${VCOLL_VM_SMP:-2}
+LMTU=${VCOLL_VM_MTU:-1500}
 VERBOSE=0
 MODE=run
 QPID= ; PIDS=() ; RUNDIR=     # our QEMU, helper processes, per-run dir
@@ -41,12 +42,14 @@ usage: $PROG [options] [--] CMD [ARG...]      run CMD in \$PWD inside the guest
   -t SECS    timeout for the whole run, exit 124 when hit (default $TIMEOUT)
   -m MEM     guest memory (default $MEM)
   -s VCPUS   guest vCPUs (default $SMP)
+  --mtu N    link MTU of the rxe netdevs (default $LMTU; 9000 gives rxe the
+             4096-byte RoCE MTU of a jumbo-frame fabric)
   -v         progress messages and the guest console on stderr
   --prepare  one-time setup (packages, kernel, initramfs), no boot
   --selftest ibv_devinfo + test/verbs/selftest + ib_send_lat + ib_write_bw
 env: VCOLL_VM_DIR (cache, default /var/tmp/vcoll-vm), VCOLL_VM_LOCK
      (default /tmp/vcoll-vm.lock, "none" disables), VCOLL_VM_NRXE,
-     VCOLL_VM_TIMEOUT, VCOLL_VM_MEM, VCOLL_VM_SMP
+     VCOLL_VM_TIMEOUT, VCOLL_VM_MEM, VCOLL_VM_SMP, VCOLL_VM_MTU
 EOF
 }
 
@@ -56,6 +59,7 @@ while (($#)); do
     -t) TIMEOUT=${2-}; shift 2 || die "-t needs a value" ;;
     -m) MEM=${2-}; shift 2 || die "-m needs a value" ;;
     -s) SMP=${2-}; shift 2 || die "-s needs a value" ;;
+    --mtu) LMTU=${2-}; shift 2 || die "--mtu needs a value" ;;
     -v) VERBOSE=1; shift ;;
     --prepare) MODE=prepare; shift ;;
     --selftest) MODE=selftest; shift ;;
@@ -68,6 +72,7 @@ done
 [[ $MODE != run || $# -gt 0 ]] || { usage >&2; exit 125; }
 [[ $NRXE =~ ^[1-4]$ ]] || die "-n must be 1..4"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive integer"
+[[ $LMTU =~ ^[0-9]+$ ]] && ((LMTU >= 1280 && LMTU <= 65535)) || die "--mtu must be 1280..65535"
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || die "-s must be a positive integer"
 [[ $(id -u) == 0 ]] || die "must run as root (apt, and 9p passthrough as root)"
 
@@ -175,7 +180,7 @@ export PATH=/bin
 mount -t proc none /proc; mount -t sysfs none /sys; mount -t devtmpfs none /dev
 exec </dev/null >/dev/console 2>&1
 arg() { sed -n "s/.*vcoll\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
-RUN=$(arg run); NRXE=$(arg nrxe); PFX=$(arg pfx)
+RUN=$(arg run); NRXE=$(arg nrxe); PFX=$(arg pfx); LMTU=$(arg mtu)
 ST=/dev/null
 msg() { echo "vcoll-init [$(cut -d' ' -f1 /proc/uptime)] $*"; }
 bail() { msg "SETUP FAILED: $*"; echo "setup $*" > $ST; echo "rc 125" > $ST; poweroff -f; }
@@ -213,6 +218,7 @@ ip link set lo up
 if [ "$NRXE" = 1 ]; then
   # one device: a dummy netdev; every packet is rxe-internal loopback
   ip link add rxe0d type dummy
+  ip link set rxe0d mtu ${LMTU:-1500}
   ip addr add $PFX.1/24 dev rxe0d
   ip link set rxe0d up
   rxe rxe0 rxe0d
@@ -226,6 +232,7 @@ else
     sys $c/accept_local 1; sys $c/rp_filter 0; sys $c/arp_ignore 1; sys $c/arp_announce 2
   done
   ip link add rxebr type bridge
+  ip link set rxebr mtu ${LMTU:-1500}
   ip link set rxebr up
   ip rule add pref 100 table local
   ip rule del pref 0
@@ -233,6 +240,8 @@ else
   while [ $k -lt $NRXE ]; do
     a=$PFX.$((k+1))
     ip link add rxe${k}d type veth peer name rxe${k}p
+    ip link set rxe${k}d mtu ${LMTU:-1500}
+    ip link set rxe${k}p mtu ${LMTU:-1500}
     ip link set rxe${k}p master rxebr
     ip link set rxe${k}p up
     ip addr add $a/24 dev rxe${k}d
@@ -385,7 +394,7 @@ main() {
   # Readers first: QEMU's file chardev opens the fifos for writing at start.
   cat "$RUNDIR/out" & PIDS+=($!)
   cat "$RUNDIR/err" >&2 & PIDS+=($!)
-  local append="console=ttyS0 quiet loglevel=3 panic=-1 vcoll.run=$RUNDIR vcoll.nrxe=$NRXE vcoll.pfx=$NETPFX"
+  local append="console=ttyS0 quiet loglevel=3 panic=-1 vcoll.run=$RUNDIR vcoll.nrxe=$NRXE vcoll.pfx=$NETPFX vcoll.mtu=$LMTU"
   # shellcheck disable=SC2054  # commas belong to QEMU's option syntax
   local q=(qemu-system-x86_64 -name vcoll-vm -machine pc -accel tcg -cpu max
     -m "$MEM" -smp "$SMP" -nodefaults -no-user-config -display none -no-reboot

@@ -73,9 +73,9 @@ static const cfg_entry_t table[] = {
      "receive buffers posted to the shared receive queue"},
     {"VCOLL_IB_TX_DEPTH", T_INT, F(ib_tx_depth), "128", NULL, 8, 16384,
      "send queue depth per queue pair"},
-    {"VCOLL_UD_WINDOW", T_INT, F(ud_window), "256", NULL, 8, 4096,
-     "UD fragments (one path MTU each) in flight per peer before the sender waits for "
-     "acknowledgements"},
+    {"VCOLL_UD_WINDOW", T_SIZE, F(ud_window), "256k", NULL, 8192, 16L << 20,
+     "UD bytes in flight per peer before the sender waits for acknowledgements (whole "
+     "fragments of one path MTU, at least two of the largest packets)"},
     {"VCOLL_UD_RTO", T_DOUBLE, F(ud_rto), "0.02", NULL, 0, 60,
      "seconds before an unacknowledged UD packet is first resent (doubles up to 1 s)"},
     {"VCOLL_UD_TIMEOUT", T_DOUBLE, F(ud_timeout), "120", NULL, 0, 0,

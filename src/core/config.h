@@ -40,7 +40,7 @@ typedef struct vc_config {
     int ib_rnr_retry;        /* VCOLL_IB_RNR_RETRY */
     int ib_rx_depth;         /* VCOLL_IB_RX_DEPTH: receive buffers per QP/SRQ */
     int ib_tx_depth;         /* VCOLL_IB_TX_DEPTH: send queue depth per QP */
-    int ud_window;           /* VCOLL_UD_WINDOW: UD packets in flight per peer */
+    size_t ud_window;        /* VCOLL_UD_WINDOW: UD bytes in flight per peer */
     double ud_rto;           /* VCOLL_UD_RTO: first retransmission timeout (s) */
     double ud_timeout;       /* VCOLL_UD_TIMEOUT: unacknowledged this long = dead */
     double ud_loss;          /* VCOLL_UD_LOSS: fault injection, drop fraction */

@@ -83,7 +83,7 @@ static void test_config_errors(void)
     bad_value("VCOLL_IB_RETRY", "8");
     bad_value("VCOLL_PEER_CHECK", "soon");
     bad_value("VCOLL_SPIN", "");
-    bad_value("VCOLL_UD_WINDOW", "4");
+    bad_value("VCOLL_UD_WINDOW", "64");       /* bytes now: less than one fragment */
     bad_value("VCOLL_UD_RTO", "-0.1");
     bad_value("VCOLL_UD_TIMEOUT", "never");
     bad_value("VCOLL_UD_LOSS", "1.5");

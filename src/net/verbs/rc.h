@@ -98,6 +98,11 @@ _Static_assert(RC_SRQ_MAX / (RC_PEER_CREDITS + RC_CREDIT_RESERVE) ==
 #define RC_HS_RX           64
 #define RC_HS_TX           64
 #define RC_HS_GRH          40
+/* The wire-up CQ is polled on every progress call only while a handshake of
+   ours is under way; otherwise 1 call in this many. A peer's REQ then waits
+   a few microseconds more, and the 8-byte ping-pong loses a CQ poll (a
+   spinlock in rxe) per iteration. */
+#define RC_HS_POLL_EVERY   16
 #define RC_HS_RETRY_S      0.05           /* first REQ retransmission, doubling */
 #define RC_HS_RETRY_MAX_S  1.0
 /* RDMA READ pacing. A READ is answered by one response packet per path MTU,
@@ -285,6 +290,7 @@ typedef struct rc_net {
     int odp;                  /* they are made on-demand-paging */
     int hooked;               /* the memory hooks invalidate them */
     int in_progress;          /* guards against re-entry from upcalls */
+    unsigned hs_tick;         /* progress calls, to poll the wire-up CQ 1 in RC_HS_POLL_EVERY */
     int fault_peer;           /* VCOLL_FAULT_RC_ERR: QP to break, or -1 */
     int fault_after;          /* ... after this many more sends to it */
 } rc_net_t;

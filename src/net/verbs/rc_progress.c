@@ -202,7 +202,7 @@ int rc_progress(net_t *n)
     if (!r || !r->cq || r->in_progress)
         return 0;
     r->in_progress = 1;
-    int hs = rc_hs_progress(r);
+    int hs = r->nconnecting || (++r->hs_tick % RC_HS_POLL_EVERY) == 0 ? rc_hs_progress(r) : 0;
     if (r->fb) {
         int e = r->fb->base.ops->progress(&r->fb->base);
         if (e < 0) {

@@ -80,6 +80,8 @@
 #define UD_TIMER_POLLS   64             /* progress calls between timer checks */
 #define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
 #define UD_POST_BATCH    32             /* work requests per ibv_post_send */
+#define UD_SIG_EVERY     16             /* a signaled send at least this often */
+#define UD_SQ_POS_MASK   0x7fffffffu    /* send positions in wr_id bits 32..62 */
 #define UD_MAX_PACKET    (65536u + 256u) /* largest packet p2p may hand us */
 #define UD_RAS_KEEP      (16u << 10)    /* reassembly buffers past this are freed */
 #define UD_OOO_BYTES     (256u << 10)   /* fragments kept ahead of a gap, in bytes */
@@ -225,6 +227,13 @@ typedef struct ud_net {
     ud_peer_t *peer;          /* [size] */
     uint32_t wsize, wmask;    /* window per peer (power of two) */
     int sq_depth, sq_free;
+    /* Sends in the order posted, so that one signaled completion retires
+       every unsignaled send before it (a send queue completes in order):
+       a packet's fragments then cost one completion per UD_SIG_EVERY, not
+       one each. Position pos is at sq_ring[pos & sq_mask]. */
+    int *sq_ring;
+    uint32_t sq_mask, sq_head, sq_tail;
+    int sq_unsig;
 
     char *rx_buf;             /* rx_count x rx_stride */
     struct ibv_mr *rx_mr;

@@ -195,6 +195,12 @@ static int ud_alloc_resources(ud_net_t *u)
         return VC_ERR_TRANSPORT;
     }
     u->sq_free = u->sq_depth;
+    uint32_t rn = 1;
+    while (rn < (uint32_t)u->sq_depth)
+        rn <<= 1;
+    if (!(u->sq_ring = calloc(rn, sizeof *u->sq_ring)))
+        return VC_ERR_NOMEM;
+    u->sq_mask = rn - 1;
 
     u->rx_stride = (UD_GRH_BYTES + u->mtu + 63) & ~(size_t)63;
     size_t rxb = u->rx_stride * (size_t)u->rx_count;
@@ -277,8 +283,13 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
     /* a whole max_packet must fit in one window, or it could never be sent */
     uint32_t frags = (uint32_t)((u->base.max_packet + u->mtu - sizeof(ud_hdr_t) - 1) /
                                 (u->mtu - sizeof(ud_hdr_t)));
+    /* the window is bytes in flight (bandwidth x delay, VCOLL_UD_WINDOW),
+       whole fragments, a power of two rounded down; at least two whole
+       packets, so a sender streams while the first is acknowledged */
     uint32_t w = 8;
-    while (w < (uint32_t)c->cfg.ud_window || w < 2 * frags)
+    while ((uint64_t)w * 2 * u->mtu <= c->cfg.ud_window)
+        w <<= 1;
+    while (w < 2 * frags)
         w <<= 1;
     u->wsize = w;
     u->wmask = w - 1;
@@ -375,6 +386,7 @@ static void ud_close(net_t *n)
     free(u->rx_buf);
     free(u->tx_buf);
     free(u->slot);
+    free(u->sq_ring);
     free(u->peer);
     free(u);
 }

@@ -184,26 +184,42 @@ repost:
         u->qp_broken = 1;
 }
 
+static void retire(ud_net_t *u, int s)
+{
+    ud_slot_t *sl = &u->slot[s];
+    sl->posted--;
+    u->sq_free++;
+    if (sl->posted == 0 && (sl->ctrl || sl->acked))
+        ud_slot_put(u, s);
+}
+
+/* A send completion (signaled, or any send failing): it and every send
+ * posted before it are done. */
 static void on_send(ud_net_t *u, const struct ibv_wc *wc)
 {
-    int s = (int)wc->wr_id;
-    if (s < 0 || s >= u->tx_count) {
+    uint32_t pos = (uint32_t)(wc->wr_id >> 32) & UD_SQ_POS_MASK;
+    int s = (int)(uint32_t)wc->wr_id;
+    uint32_t inflight = (u->sq_tail - u->sq_head) & UD_SQ_POS_MASK;
+    if (s < 0 || s >= u->tx_count || ((pos - u->sq_head) & UD_SQ_POS_MASK) >= inflight ||
+        u->sq_ring[pos & u->sq_mask] != s) {
         LOG_ERR("ud: rank %d: completion for unknown send %llu (%s)", u->me,
                 (unsigned long long)wc->wr_id, ibv_wc_status_str(wc->status));
         return;
     }
-    ud_slot_t *sl = &u->slot[s];
-    sl->posted--;
-    u->sq_free++;
     if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR) {
         /* a UD send fails only locally: the QP is now in error state */
         u->qp_broken = 1;
-        ud_peer_fail(u, sl->peer, "send failed: %s (status %d, vendor error 0x%x) on "
-                     "%s:%d", ibv_wc_status_str(wc->status), (int)wc->status,
+        ud_peer_fail(u, u->slot[s].peer, "send failed: %s (status %d, vendor error 0x%x) "
+                     "on %s:%d", ibv_wc_status_str(wc->status), (int)wc->status,
                      wc->vendor_err, u->port.dev, u->port.port);
     }
-    if (sl->posted == 0 && (sl->ctrl || sl->acked))
-        ud_slot_put(u, s);
+    for (;;) {
+        uint32_t h = u->sq_head;
+        u->sq_head = (h + 1) & UD_SQ_POS_MASK;
+        retire(u, u->sq_ring[h & u->sq_mask]);
+        if (h == pos)
+            break;
+    }
 }
 
 /* Arm new timers, resend timed-out windows, declare peers dead after

@@ -74,11 +74,18 @@ static int post_list(ud_net_t *u, ud_peer_t *p, const int *slots, int n)
         sge[k] = (struct ibv_sge){.addr = (uintptr_t)buf, .length = sl->len,
                                   .lkey = u->tx_mr->lkey};
         memset(&wr[k], 0, sizeof wr[k]);
-        wr[k].wr_id = (uint64_t)slots[k];
+        /* the last of a list is always signaled: nothing may stay
+           unretired behind an idle send queue */
+        uint32_t pos = (u->sq_tail + (uint32_t)k) & UD_SQ_POS_MASK;
+        int sig = k + 1 == n || ++u->sq_unsig >= UD_SIG_EVERY;
+        if (sig)
+            u->sq_unsig = 0;
+        u->sq_ring[pos & u->sq_mask] = slots[k];
+        wr[k].wr_id = (uint64_t)pos << 32 | (uint32_t)slots[k];
         wr[k].sg_list = &sge[k];
         wr[k].num_sge = 1;
         wr[k].opcode = IBV_WR_SEND;
-        wr[k].send_flags = IBV_SEND_SIGNALED |
+        wr[k].send_flags = (sig ? IBV_SEND_SIGNALED : 0) |
                            (sl->len <= u->max_inline ? IBV_SEND_INLINE : 0);
         wr[k].wr.ud.ah = p->ah;
         wr[k].wr.ud.remote_qpn = p->qpn;
@@ -91,6 +98,7 @@ static int post_list(ud_net_t *u, ud_peer_t *p, const int *slots, int n)
     int went = err ? (bad ? (int)(bad - wr) : 0) : n;
     for (int k = 0; k < went; k++)
         u->slot[slots[k]].posted++;
+    u->sq_tail = (u->sq_tail + (uint32_t)went) & UD_SQ_POS_MASK;
     u->sq_free -= went;
     u->n_tx += (uint64_t)went;
     if (err) {
