@@ -123,10 +123,21 @@ band() {
     '(b == "small") == ($1 <= k) { if (!lo) lo = $1; hi = $1 } END { if (lo) print lo ":" hi }'
 }
 
+# UD's ceiling on this device: perftest's own UD stream (ib_send_bw -c UD)
+# of datagrams one path MTU long, the largest UD can carry. Every UD byte,
+# vcoll's included, goes in such datagrams; what rxe spends per datagram
+# (it looks up a route for each one) is the same for both.
+AMTU=$(ibv_devinfo -d "$DEV" 2>/dev/null | awk '/active_mtu/ { print $2; exit }')
+perftest_udbw() {
+  perf_pair ib_send_bw "$AMTU" -c UD -D "$BW_SECS" |
+    awk -v s="$AMTU" '$1 == s && NF >= 4 { printf "%.2f\n", $4 * 1.048576 }'
+}
+
 round() {
   local r=$1 i v line
   echo "round $r/$ROUNDS" >&2
   v=$(perftest_lat); add lat.ib "$v"
+  if [[ $AMTU =~ ^[0-9]+$ ]]; then v=$(perftest_udbw); add bw.ibud "${v:-nan}"; fi
   for i in "${!BUILDS[@]}"; do
     for net in rc ud; do
       v=$(vcoll_run "${BUILDS[i]}" $net vcoll_osu_latency -m 8:8 -i "$LAT_ITERS" -x 100 | awk '{ print $2 }')
@@ -163,8 +174,7 @@ hsize() { awk -v s="$1" 'BEGIN { if (s >= 1048576) printf "%dM", s / 1048576; el
 
 for ((r = 1; r <= ROUNDS; r++)); do round $r; done
 
-amtu=$(ibv_devinfo -d "$DEV" 2>/dev/null | awk '/active_mtu/ { print $2; exit }')
-echo "# perf-ratios: $(uname -r), $DEV (active MTU ${amtu:-?}), $ROUNDS rounds interleaved, medians; MB = 10^6 B"
+echo "# perf-ratios: $(uname -r), $DEV (active MTU ${AMTU:-?}), $ROUNDS rounds interleaved, medians; MB = 10^6 B"
 for i in "${!BUILDS[@]}"; do echo "# build $((i + 1)): ${LABELS[i]} (${BUILDS[i]})"; done
 echo
 echo "## 8 B latency (us)          target: rc / ib_send_lat <= 1.2"
@@ -189,12 +199,29 @@ for s in $SIZES; do
   echo "$line"
 done
 echo
-echo "## issue 12 ratios"
+# Per-round ratios: the two runs of a ratio are minutes apart at most, so
+# a slow spell of the host (TCG shares it) hits both; the median of the
+# per-round ratios is steadier than the ratio of the medians above.
+rmed() { # key-a key-b: median over rounds of a[r] / b[r]
+  paste <(printf '%s\n' ${R[$1]-}) <(printf '%s\n' ${R[$2]-}) |
+    awk '$1 != "nan" && $2 != "nan" && $2 > 0 { print $1 / $2 }' | sort -g |
+    awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) printf "%.2f\n", v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+if [[ -n ${R[bw.ibud]-} ]]; then
+  echo "## UD ceiling: ib_send_bw -c UD, ${AMTU}-byte datagrams: $(med bw.ibud) MB/s"
+  for i in "${!BUILDS[@]}"; do
+    printf '[%d] vcoll UD 64K / ib_send_bw UD: %s (%s)   vcoll UD 1M / ib_send_bw UD: %s (%s)\n' $((i + 1)) \
+      "$(ratio "$(med "bw.$i.ud.65536")" "$(med bw.ibud)")" "$(rmed "bw.$i.ud.65536" bw.ibud)" \
+      "$(ratio "$(med "bw.$i.ud.1048576")" "$(med bw.ibud)")" "$(rmed "bw.$i.ud.1048576" bw.ibud)"
+  done
+  echo
+fi
+echo "## issue 12 ratios (ratio of medians; median of per-round ratios in brackets)"
 for i in "${!BUILDS[@]}"; do
-  printf '[%d] RC 8 B latency / ib_send_lat: %s   RC 64K bw / ib_write_bw: %s   UD 64K bw / RC 64K bw: %s\n' \
-    $((i + 1)) "$(ratio "$(med "lat.$i.rc")" "$(med lat.ib)")" \
-    "$(ratio "$(med "bw.$i.rc.65536")" "$(med bw.ib.65536)")" \
-    "$(ratio "$(med "bw.$i.ud.65536")" "$(med "bw.$i.rc.65536")")"
+  printf '[%d] RC 8 B latency / ib_send_lat: %s (%s)   RC 64K bw / ib_write_bw: %s (%s)   UD 64K bw / RC 64K bw: %s (%s)\n' \
+    $((i + 1)) "$(ratio "$(med "lat.$i.rc")" "$(med lat.ib)")" "$(rmed "lat.$i.rc" lat.ib)" \
+    "$(ratio "$(med "bw.$i.rc.65536")" "$(med bw.ib.65536)")" "$(rmed "bw.$i.rc.65536" bw.ib.65536)" \
+    "$(ratio "$(med "bw.$i.ud.65536")" "$(med "bw.$i.rc.65536")")" "$(rmed "bw.$i.ud.65536" "bw.$i.rc.65536")"
 done
 echo
 echo "## every round's values"

@@ -247,6 +247,8 @@ typedef struct ud_net {
     int tx_free;              /* free-list head */
     int tx_nfree;
 
+    char *ras_spare;          /* one large reassembly buffer kept for reuse */
+    uint32_t ras_spare_cap;
     ud_peer_t *tx_list;       /* peers with unacknowledged data */
     ud_peer_t *ack_list;      /* peers owed an acknowledgement */
     int unacked;              /* fragments in flight, all peers */

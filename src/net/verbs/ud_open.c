@@ -387,6 +387,7 @@ static void ud_close(net_t *n)
     free(u->tx_buf);
     free(u->slot);
     free(u->sq_ring);
+    free(u->ras_spare);
     free(u->peer);
     free(u);
 }

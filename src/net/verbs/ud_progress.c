@@ -54,15 +54,25 @@ static void deliver(ud_net_t *u, ud_peer_t *p, uint8_t flags, uint32_t total,
     ud_ras_t *r = &p->ras;
     if ((flags & UD_F_FIRST) && !(flags & UD_F_LAST) && total > r->cap &&
         total <= u->base.max_packet) {
-        /* sized per packet: a peer streaming 64 KiB packets does not keep
-           64 KiB once it stops (freed below) */
-        char *nb = realloc(r->buf, total);
-        if (!nb) {
-            ud_peer_fail(u, p->rank, "out of memory for reassembly");
-            return;
+        /* A large packet borrows the transport's one spare buffer (given
+           back below), so a peer that stops streaming keeps nothing large,
+           and a stream does not malloc and free 64 KiB per packet (which
+           trims and regrows the heap: page faults, and munmap/brk hooks). */
+        if (u->ras_spare && u->ras_spare_cap >= total) {
+            free(r->buf);
+            r->buf = u->ras_spare;
+            r->cap = u->ras_spare_cap;
+            u->ras_spare = NULL;
+        } else {
+            uint32_t want = total > UD_RAS_KEEP ? (uint32_t)u->base.max_packet : total;
+            char *nb = realloc(r->buf, want);
+            if (!nb) {
+                ud_peer_fail(u, p->rank, "out of memory for reassembly");
+                return;
+            }
+            r->buf = nb;
+            r->cap = want;
         }
-        r->buf = nb;
-        r->cap = total;
     }
     err = ud_reassemble(r, (uint32_t)u->base.max_packet, flags, total, data, plen, &out,
                         &olen);
@@ -74,7 +84,12 @@ static void deliver(ud_net_t *u, ud_peer_t *p, uint8_t flags, uint32_t total,
         return;
     u->base.up.packet(u->base.up.arg, p->rank, out, olen);
     if (out == r->buf && r->cap > UD_RAS_KEEP && !r->total) {
-        free(r->buf);
+        if (!u->ras_spare) {
+            u->ras_spare = r->buf;
+            u->ras_spare_cap = r->cap;
+        } else {
+            free(r->buf);
+        }
         r->buf = NULL;
         r->cap = 0;
     }
