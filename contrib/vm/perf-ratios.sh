@@ -203,7 +203,10 @@ echo
 # a slow spell of the host (TCG shares it) hits both; the median of the
 # per-round ratios is steadier than the ratio of the medians above.
 rmed() { # key-a key-b: median over rounds of a[r] / b[r]
-  paste <(printf '%s\n' ${R[$1]-}) <(printf '%s\n' ${R[$2]-}) |
+  # (no process substitution: the guest has no /dev/fd)
+  local -a a=(${R[$1]-}) b=(${R[$2]-})
+  local k
+  for k in "${!a[@]}"; do echo "${a[k]} ${b[k]-nan}"; done |
     awk '$1 != "nan" && $2 != "nan" && $2 > 0 { print $1 / $2 }' | sort -g |
     awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) printf "%.2f\n", v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
