@@ -71,7 +71,9 @@ DEV=${VCOLL_PERF_DEV:-rxe0}
 GIDX=${VCOLL_PERF_GID:-1}
 # vcoll_osu_bw keeps 64 messages in flight per iteration: the large sizes
 # get few iterations, or one run of UD at 1 MiB takes minutes under TCG
-LAT_ITERS=2000 BW_SECS=2 BW_SMALL="-i 20 -x 2" BW_LARGE="-i 2 -x 1" BW_SPLIT=65536
+# 20000 round trips (about 1 s under TCG): with 2000, one run was 60 ms and
+# a host hiccup moved the latency ratio by 0.3 between identical builds
+LAT_ITERS=20000 BW_SECS=2 BW_SMALL="-i 20 -x 2" BW_LARGE="-i 2 -x 1" BW_SPLIT=65536
 ((QUICK)) && { LAT_ITERS=500; BW_SECS=1; BW_SMALL="-i 5 -x 1"; BW_LARGE="-i 2 -x 1"; }
 MPIRUN=(timeout 600 mpirun.openmpi --allow-run-as-root --oversubscribe
         --mca oob_tcp_if_include lo --mca btl '^openib' -np 2)

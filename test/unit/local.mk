@@ -15,6 +15,10 @@ check_PROGRAMS += test/unit/test_rcache
 test_unit_test_rcache_SOURCES = test/unit/test_rcache.c
 test_unit_test_rcache_LDADD = libvcoll_int.la $(CUNIT_LIBS)
 TESTS += test/unit/test_rcache
+check_PROGRAMS += test/unit/test_ud_reorder
+test_unit_test_ud_reorder_SOURCES = test/unit/test_ud_reorder.c
+test_unit_test_ud_reorder_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+TESTS += test/unit/test_ud_reorder
 else
 check_SCRIPTS += cunit-missing
 cunit-missing:
@@ -29,8 +33,3 @@ EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
 # (no CUnit needed) every public call that touches library state takes the VC_THREAD_MULTIPLE lock
 TESTS += test/unit/api_lock.sh
 EXTRA_DIST += test/unit/api_lock.sh
-
-check_PROGRAMS += test/unit/test_ud_reorder
-test_unit_test_ud_reorder_SOURCES = test/unit/test_ud_reorder.c
-test_unit_test_ud_reorder_LDADD = libvcoll_int.la $(CUNIT_LIBS)
-TESTS += test/unit/test_ud_reorder
