@@ -168,7 +168,7 @@ round() {
 }
 
 med() { # median of the values of key $1
-  printf '%s\n' ${R[$1]-} | grep -v '^nan$' | sort -g |
+  printf '%s\n' ${R[$1]-} | grep -v -e '^nan$' -e '^$' | sort -g |
     awk '{ v[NR] = $1 } END { if (!NR) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "-"; else printf "%.2f\n", a / b }'; }
