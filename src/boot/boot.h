@@ -101,12 +101,13 @@ int boot_nodemap_from_peers(int size, int nlists, const int *const *peers,
                             char *err, size_t errlen);
 /* From one record per rank, fetched on demand: the rank's node leader (the
  * node's lowest rank) and, for a leader only, its node's ranks (*ranks is
- * malloc'ed; the walk frees it). Ranks are walked in order and an unplaced
+ * the fetcher's, valid until its next fetch). Ranks are walked in order and an unplaced
  * rank places its whole node with one fetch (a leader) or two (any other
  * rank, then its leader): at most 2 fetches per node, whatever the job
  * size. *nfetch (may be NULL) gets the count. Records that contradict each
  * other give VC_ERR_BOOTSTRAP + err. */
-typedef int boot_node_fetch_fn(void *arg, int rank, int *leader, int **ranks, int *nranks);
+typedef int boot_node_fetch_fn(void *arg, int rank, int *leader, const int **ranks,
+                               int *nranks);
 int boot_nodemap_walk(int size, boot_node_fetch_fn *fetch, void *arg, int *node_of,
                       int *nnodes, int *nfetch, char *err, size_t errlen);
 /* From each rank's host name: equal names share a node. */

@@ -54,13 +54,13 @@ int boot_nodemap_walk(int size, boot_node_fetch_fn *fetch, void *arg, int *node_
     for (int r = 0; r < size && !rc; r++) {
         if (node_of[r] >= 0)
             continue;
-        int leader = -1, *list = NULL, cnt = 0;
+        int leader = -1, cnt = 0;
+        const int *list = NULL;
         rc = fetch(arg, r, &leader, &list, &cnt);
         fetches++;
         if (!rc && leader != r) {
             /* r is not a leader: the list comes from its leader, which
                must call itself one and list r */
-            free(list);
             list = NULL;
             cnt = 0;
             int l2 = -1;
@@ -106,7 +106,6 @@ int boot_nodemap_walk(int size, boot_node_fetch_fn *fetch, void *arg, int *node_
                      leader);
             rc = VC_ERR_BOOTSTRAP;
         }
-        free(list);
         n++;
     }
     if (nfetch)

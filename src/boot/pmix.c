@@ -158,33 +158,29 @@ static int map_by_exchange(boot_info_t *info, char *err, size_t errlen)
 
 typedef struct node_fetch_arg {
     boot_info_t *info;
-    uint32_t *buf;          /* 12 + 4 * size bytes: a node holds at most all */
+    int32_t *buf;           /* 12 + 4 * size bytes: a node holds at most all */
 } node_fetch_arg_t;
 
-static int node_fetch(void *arg, int rank, int *leader, int **ranks, int *nranks)
+/* The record's rank list is handed out where it lies in a->buf: the walk
+   reads it before it fetches again. */
+static int node_fetch(void *arg, int rank, int *leader, const int **ranks, int *nranks)
 {
     node_fetch_arg_t *a = arg;
     boot_info_t *info = a->info;
     size_t len = 12 + (size_t)info->size * 4;
-    uint32_t *b = a->buf;
+    int32_t *b = a->buf;
     int rc = boot_get(info, rank, NODE_KEY, b, &len);
     uint32_t n = 0;
     if (rc == VC_SUCCESS && len >= 12)
-        n = b[2];           /* only what this Get filled is read */
-    if (rc || len < 12 || b[0] != NODE_MAGIC || n > (uint32_t)info->size ||
+        n = (uint32_t)b[2];     /* only what this Get filled is read */
+    if (rc || len < 12 || (uint32_t)b[0] != NODE_MAGIC || n > (uint32_t)info->size ||
         len != 12 + (size_t)n * 4) {
         LOG_ERR("rank %d published no node record this vcoll understands", rank);
         return VC_ERR_BOOTSTRAP;
     }
-    *leader = (int)b[1];
+    *leader = b[1];
     *nranks = (int)n;
-    *ranks = NULL;
-    if (n) {
-        if (!(*ranks = malloc(n * sizeof(int))))
-            return VC_ERR_NOMEM;
-        for (uint32_t i = 0; i < n; i++)
-            (*ranks)[i] = (int)b[3 + i];
-    }
+    *ranks = n ? b + 3 : NULL;
     return VC_SUCCESS;
 }
 
@@ -193,14 +189,14 @@ static int map_by_leaders(boot_info_t *info, char *err, size_t errlen)
     int leader = info->local_peers[0];      /* sorted: the node's lowest rank */
     uint32_t n = leader == info->rank ? (uint32_t)info->local_size : 0;
     size_t len = 12 + (size_t)n * 4;
-    uint32_t *b = malloc(len);
+    int32_t *b = malloc(len);
     if (!b)
         return VC_ERR_NOMEM;
-    b[0] = NODE_MAGIC;
-    b[1] = (uint32_t)leader;
-    b[2] = n;
+    b[0] = (int32_t)NODE_MAGIC;
+    b[1] = leader;
+    b[2] = (int32_t)n;
     for (uint32_t i = 0; i < n; i++)
-        b[3 + i] = (uint32_t)info->local_peers[i];
+        b[3 + i] = info->local_peers[i];
     int ret = boot_put(info, NODE_KEY, b, len);
     free(b);
     if (ret || (ret = boot_fence(info, 1))) {

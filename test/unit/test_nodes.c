@@ -79,8 +79,9 @@ typedef struct walk_job {
                                2: rank 2 names a leader beyond the job */
 } walk_job_t;
 
-static int walk_fetch(void *arg, int rank, int *leader, int **ranks, int *nranks)
+static int walk_fetch(void *arg, int rank, int *leader, const int **ranks, int *nranks)
 {
+    static int list[4096];      /* the fetcher's: valid until the next fetch */
     const walk_job_t *j = arg;
     int l = rank;
     for (int q = 0; q < j->size; q++)
@@ -91,10 +92,11 @@ static int walk_fetch(void *arg, int rank, int *leader, int **ranks, int *nranks
     *nranks = 0;
     if (l != rank)
         return VC_SUCCESS;
-    *ranks = malloc((size_t)j->size * sizeof(int));
+    CU_ASSERT_FATAL(j->size <= (int)(sizeof list / sizeof list[0]));
     for (int q = 0; q < j->size; q++)
         if (j->node[q] == j->node[rank] && !(j->forge == 1 && q == 3))
-            (*ranks)[(*nranks)++] = q;
+            list[(*nranks)++] = q;
+    *ranks = list;
     return VC_SUCCESS;
 }
 

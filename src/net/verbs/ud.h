@@ -54,9 +54,10 @@
  * Packet size: eager messages stay at VCOLL_EAGER_LIMIT (p2p caps them),
  * but the transport takes packets of up to UD_MAX_PACKET, so p2p streams
  * rendezvous data in 64 KiB packets: one header, one match and one post
- * list per 64 KiB rather than per eager size. The reassembly buffer of a
- * packet larger than UD_RAS_KEEP is freed once it is delivered, so what a
- * peer costs while idle does not grow with it.
+ * list per 64 KiB rather than per eager size. A packet larger than
+ * UD_RAS_KEEP is reassembled in the transport's one spare buffer (or a
+ * buffer of its own when another peer holds the spare), given back once it
+ * is delivered, so what a peer costs while idle does not grow with it.
  *
  * No RDMA on UD: get is NULL and p2p streams rendezvous data as packets
  * (RTS, CTS, DATA...), each up to max_packet, fragmented here.
@@ -81,7 +82,7 @@
 #define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
 #define UD_POST_BATCH    32             /* work requests per ibv_post_send */
 #define UD_SIG_EVERY     16             /* a signaled send at least this often */
-#define UD_SQ_POS_MASK   0x7fffffffu    /* send positions in wr_id bits 32..62 */
+#define UD_SQ_POS_MASK   0x7fffffffu    /* a send's wr_id: its position (bit 63 clear) */
 #define UD_MAX_PACKET    (65536u + 256u) /* largest packet p2p may hand us */
 #define UD_RAS_KEEP      (16u << 10)    /* reassembly buffers past this are freed */
 #define UD_OOO_BYTES     (256u << 10)   /* fragments kept ahead of a gap, in bytes */
@@ -133,15 +134,19 @@ typedef struct ud_ras {
 const char *ud_reassemble(ud_ras_t *r, uint32_t max_packet, uint8_t flags, uint32_t total,
                           const char *data, uint32_t plen, const char **out, uint32_t *olen);
 
-/* Fragments that arrived ahead of a gap (ud_reorder.c). Slot i, when
- * used[i], holds sequence seq[i], at ring position seq & (n - 1). Pure: what
- * it stores came off the wire, and the fuzz/unit tests drive it directly. */
+/* Fragments that arrived ahead of a gap (ud_reorder.c): sequence seq sits
+ * in slot seq & (n - 1), its payload at buf + slot x frag. Pure: what it
+ * stores came off the wire, and the fuzz/unit tests drive it directly. */
+typedef struct ud_ooo_slot {
+    uint32_t seq, len, total;
+    uint8_t flags, used;
+} ud_ooo_slot_t;
+
 typedef struct ud_ooo {
     uint32_t n;               /* slots, a power of two */
     uint32_t frag;            /* payload bytes per slot */
     char *buf;                /* n x frag */
-    uint32_t *seq, *len, *total;
-    uint8_t *flags, *used;
+    ud_ooo_slot_t *slot;
     uint32_t held;            /* slots in use */
 } ud_ooo_t;
 
@@ -158,6 +163,11 @@ int ud_ooo_take(ud_ooo_t *o, uint32_t seq, uint8_t *flags, uint32_t *total,
 int ud_ooo_has(const ud_ooo_t *o, uint32_t seq);
 /* Selective map for a cumulative ack: bit i set when ack + 1 + i is held. */
 uint64_t ud_ooo_sack(const ud_ooo_t *o, uint32_t ack);
+
+/* Fragments per peer window (ud_reorder.c, pure): VCOLL_UD_WINDOW bytes in
+ * whole fragments of mtu bytes, a power of two rounded down (at least 8),
+ * raised until two packets of max_packet fit. */
+uint32_t ud_window_frags(size_t bytes, uint32_t mtu, size_t max_packet);
 
 /* Wrap-safe sequence order. */
 static inline int ud_seq_lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }

@@ -280,17 +280,10 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
         rc = VC_ERR_TRANSPORT;
         goto fail;
     }
-    /* a whole max_packet must fit in one window, or it could never be sent */
-    uint32_t frags = (uint32_t)((u->base.max_packet + u->mtu - sizeof(ud_hdr_t) - 1) /
-                                (u->mtu - sizeof(ud_hdr_t)));
-    /* the window is bytes in flight (bandwidth x delay, VCOLL_UD_WINDOW),
-       whole fragments, a power of two rounded down; at least two whole
-       packets, so a sender streams while the first is acknowledged */
-    uint32_t w = 8;
-    while ((uint64_t)w * 2 * u->mtu <= c->cfg.ud_window)
-        w <<= 1;
-    while (w < 2 * frags)
-        w <<= 1;
+    /* bytes in flight (bandwidth x delay, VCOLL_UD_WINDOW) as whole
+       fragments; at least two whole packets, so a sender streams while the
+       first is acknowledged (and a packet always fits) */
+    uint32_t w = ud_window_frags(c->cfg.ud_window, u->mtu, u->base.max_packet);
     u->wsize = w;
     u->wmask = w - 1;
 

@@ -133,10 +133,10 @@ static void ahead(ud_net_t *u, ud_peer_t *p, const ud_hdr_t *h, uint32_t plen)
     }
     uint32_t prev = h->seq - 1;
     int newgap = kept > 0 && (prev == p->expect || !ud_ooo_has(&p->ooo, prev));
-    uint64_t now = newgap ? 0 : ud_now_ns();
+    uint64_t now = ud_now_ns();
     if (newgap || p->nak_for != p->expect || now - p->nak_at > UD_NAK_GAP_NS) {
         p->nak_for = p->expect;
-        p->nak_at = now ? now : ud_now_ns();
+        p->nak_at = now;
         ud_send_ctrl(u, p, UD_T_NAK);
     }
 }
@@ -212,11 +212,9 @@ static void retire(ud_net_t *u, int s)
  * posted before it are done. */
 static void on_send(ud_net_t *u, const struct ibv_wc *wc)
 {
-    uint32_t pos = (uint32_t)(wc->wr_id >> 32) & UD_SQ_POS_MASK;
-    int s = (int)(uint32_t)wc->wr_id;
+    uint32_t pos = (uint32_t)wc->wr_id;
     uint32_t inflight = (u->sq_tail - u->sq_head) & UD_SQ_POS_MASK;
-    if (s < 0 || s >= u->tx_count || ((pos - u->sq_head) & UD_SQ_POS_MASK) >= inflight ||
-        u->sq_ring[pos & u->sq_mask] != s) {
+    if (wc->wr_id > UD_SQ_POS_MASK || ((pos - u->sq_head) & UD_SQ_POS_MASK) >= inflight) {
         LOG_ERR("ud: rank %d: completion for unknown send %llu (%s)", u->me,
                 (unsigned long long)wc->wr_id, ibv_wc_status_str(wc->status));
         return;
@@ -224,7 +222,7 @@ static void on_send(ud_net_t *u, const struct ibv_wc *wc)
     if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR) {
         /* a UD send fails only locally: the QP is now in error state */
         u->qp_broken = 1;
-        ud_peer_fail(u, u->slot[s].peer, "send failed: %s (status %d, vendor error 0x%x) "
+        ud_peer_fail(u, u->slot[u->sq_ring[pos & u->sq_mask]].peer, "send failed: %s (status %d, vendor error 0x%x) "
                      "on %s:%d", ibv_wc_status_str(wc->status), (int)wc->status,
                      wc->vendor_err, u->port.dev, u->port.port);
     }

@@ -1,7 +1,7 @@
 /*
  * ud_reorder.c -- the receiver's store of UD fragments that arrived ahead
  * of a gap, so that a loss costs one resend instead of the window behind
- * it (see ud.h). Pure: no verbs, no peer state; every sequence number and
+ * it (see ud.h), and the window size that bounds both ends. Pure: no verbs, no peer state; every sequence number and
  * length it is given came off the wire, so it checks them all and the unit
  * test and fuzz harness drive it directly.
  */
@@ -15,12 +15,8 @@ int ud_ooo_init(ud_ooo_t *o, uint32_t n, uint32_t frag)
     if (n == 0 || (n & (n - 1)) || frag == 0)
         return -1;
     o->buf = malloc((size_t)n * frag);
-    o->seq = calloc(n, sizeof *o->seq);
-    o->len = calloc(n, sizeof *o->len);
-    o->total = calloc(n, sizeof *o->total);
-    o->flags = calloc(n, 1);
-    o->used = calloc(n, 1);
-    if (!o->buf || !o->seq || !o->len || !o->total || !o->flags || !o->used) {
+    o->slot = calloc(n, sizeof *o->slot);
+    if (!o->buf || !o->slot) {
         ud_ooo_free(o);
         return -1;
     }
@@ -32,12 +28,17 @@ int ud_ooo_init(ud_ooo_t *o, uint32_t n, uint32_t frag)
 void ud_ooo_free(ud_ooo_t *o)
 {
     free(o->buf);
-    free(o->seq);
-    free(o->len);
-    free(o->total);
-    free(o->flags);
-    free(o->used);
+    free(o->slot);
     memset(o, 0, sizeof *o);
+}
+
+/* the slot holding seq, or NULL */
+static ud_ooo_slot_t *held_at(const ud_ooo_t *o, uint32_t seq)
+{
+    if (!o->n || !o->held)
+        return NULL;
+    ud_ooo_slot_t *sl = &o->slot[seq & (o->n - 1)];
+    return sl->used && sl->seq == seq ? sl : NULL;
 }
 
 int ud_ooo_put(ud_ooo_t *o, uint32_t expect, uint32_t seq, uint8_t flags, uint32_t total,
@@ -49,18 +50,16 @@ int ud_ooo_put(ud_ooo_t *o, uint32_t expect, uint32_t seq, uint8_t flags, uint32
     if (!o->n || ahead == 0 || ahead >= o->n || plen > o->frag)
         return -1;
     uint32_t i = seq & (o->n - 1);
-    if (o->used[i] && o->seq[i] == seq)
+    ud_ooo_slot_t *sl = &o->slot[i];
+    if (sl->used && sl->seq == seq)
         return 0;
-    if (!o->used[i])
+    if (!sl->used)
         o->held++;
     /* A slot naming another sequence would have to be one below expect:
        expect moves one at a time and takes each held fragment as it
        passes, so that cannot happen; should it, the old one is dead data. */
-    o->used[i] = 1;
-    o->seq[i] = seq;
-    o->len[i] = plen;
-    o->total[i] = total;
-    o->flags[i] = flags;
+    *sl = (ud_ooo_slot_t){.seq = seq, .len = plen, .total = total, .flags = flags,
+                          .used = 1};
     if (plen)
         memcpy(o->buf + (size_t)i * o->frag, data, plen);
     return 1;
@@ -69,24 +68,21 @@ int ud_ooo_put(ud_ooo_t *o, uint32_t expect, uint32_t seq, uint8_t flags, uint32
 int ud_ooo_take(ud_ooo_t *o, uint32_t seq, uint8_t *flags, uint32_t *total,
                 const char **data, uint32_t *plen)
 {
-    if (!o->n || !o->held)
+    ud_ooo_slot_t *sl = held_at(o, seq);
+    if (!sl)
         return 0;
-    uint32_t i = seq & (o->n - 1);
-    if (!o->used[i] || o->seq[i] != seq)
-        return 0;
-    o->used[i] = 0;
+    sl->used = 0;
     o->held--;
-    *flags = o->flags[i];
-    *total = o->total[i];
-    *plen = o->len[i];
-    *data = o->buf + (size_t)i * o->frag;
+    *flags = sl->flags;
+    *total = sl->total;
+    *plen = sl->len;
+    *data = o->buf + (size_t)(seq & (o->n - 1)) * o->frag;
     return 1;
 }
 
 int ud_ooo_has(const ud_ooo_t *o, uint32_t seq)
 {
-    uint32_t i = seq & (o->n - 1);
-    return o->n && o->held && o->used[i] && o->seq[i] == seq;
+    return held_at(o, seq) != NULL;
 }
 
 uint64_t ud_ooo_sack(const ud_ooo_t *o, uint32_t ack)
@@ -95,10 +91,20 @@ uint64_t ud_ooo_sack(const ud_ooo_t *o, uint32_t ack)
     if (!o->n || !o->held)
         return 0;
     uint32_t lim = o->n - 1 < 64 ? o->n - 1 : 64;
-    for (uint32_t b = 0; b < lim; b++) {
-        uint32_t s = ack + 1 + b;
-        if (o->used[s & (o->n - 1)] && o->seq[s & (o->n - 1)] == s)
+    for (uint32_t b = 0; b < lim; b++)
+        if (held_at(o, ack + 1 + b))
             m |= 1ull << b;
-    }
     return m;
+}
+
+uint32_t ud_window_frags(size_t bytes, uint32_t mtu, size_t max_packet)
+{
+    uint32_t frag = mtu - (uint32_t)sizeof(ud_hdr_t);
+    uint32_t per_packet = (uint32_t)((max_packet + frag - 1) / frag);
+    uint32_t w = 8;
+    while ((uint64_t)w * 2 * mtu <= bytes)
+        w <<= 1;
+    while (w < 2 * per_packet)
+        w <<= 1;
+    return w;
 }

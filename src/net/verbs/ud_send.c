@@ -81,7 +81,7 @@ static int post_list(ud_net_t *u, ud_peer_t *p, const int *slots, int n)
         if (sig)
             u->sq_unsig = 0;
         u->sq_ring[pos & u->sq_mask] = slots[k];
-        wr[k].wr_id = (uint64_t)pos << 32 | (uint32_t)slots[k];
+        wr[k].wr_id = pos;     /* the slot is sq_ring[pos] */
         wr[k].sg_list = &sge[k];
         wr[k].num_sge = 1;
         wr[k].opcode = IBV_WR_SEND;
