@@ -69,6 +69,23 @@ static void test_put_take(void)
     ud_ooo_free(&o);
 }
 
+/* VCOLL_UD_WINDOW (bytes) to fragments: whole fragments, a power of two
+   rounded down, never fewer than two of the largest packets */
+static void test_window(void)
+{
+    size_t mp = UD_MAX_PACKET;              /* 65792 B */
+    CU_ASSERT_EQUAL(ud_window_frags(256 << 10, 1024, mp), 256);  /* 67 per packet */
+    CU_ASSERT_EQUAL(ud_window_frags(256 << 10, 4096, mp), 64);   /* 17 per packet */
+    CU_ASSERT_EQUAL(ud_window_frags(1 << 20, 4096, mp), 256);
+    CU_ASSERT_EQUAL(ud_window_frags(300 << 10, 4096, mp), 64);   /* rounded down */
+    /* a small window still holds two packets */
+    CU_ASSERT_EQUAL(ud_window_frags(8192, 1024, mp), 256);
+    CU_ASSERT_EQUAL(ud_window_frags(8192, 4096, mp), 64);
+    /* small packets: the byte count alone decides, at least 8 */
+    CU_ASSERT_EQUAL(ud_window_frags(8192, 4096, 4096), 8);
+    CU_ASSERT_EQUAL(ud_window_frags(64 << 10, 1024, 4096), 64);
+}
+
 /* ------------------------------------------------------------ the channel */
 
 #define FRAG 37                 /* payload bytes per fragment */
@@ -255,6 +272,7 @@ int main(void)
         return CU_get_error();
     CU_pSuite s = CU_add_suite("ud_reorder", NULL, NULL);
     CU_add_test(s, "put/take/has/sack, bounds, wrap-around", test_put_take);
+    CU_add_test(s, "window: bytes to whole fragments, two packets at least", test_window);
     CU_add_test(s, "reordering channel, no loss", test_channel_clean);
     CU_add_test(s, "reordering channel, 5% loss", test_channel_loss5);
     CU_add_test(s, "reordering channel, 20% loss", test_channel_loss20);
