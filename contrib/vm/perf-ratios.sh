@@ -126,12 +126,17 @@ band() {
 }
 
 # UD's ceiling on this device: perftest's own UD stream (ib_send_bw -c UD)
-# of datagrams one path MTU long, the largest UD can carry. Every UD byte,
-# vcoll's included, goes in such datagrams; what rxe spends per datagram
-# (it looks up a route for each one) is the same for both.
+# of datagrams one path MTU long, the largest UD can carry, posted as vcoll
+# posts them: lists of 32 work requests, one completion per 16 (-l 32 -Q 16;
+# without them perftest rang a doorbell and took a completion per datagram
+# and reached half of that). Every UD byte, vcoll's included, goes in such
+# datagrams, one work request each; what rxe spends per work request is the
+# same for both. The same stream on RC (sends one MTU long, so again one
+# work request per MTU) shows that cost is per work request, not UD's own:
+# an RC write of 64 KiB is one work request for 64 KiB.
 AMTU=$(ibv_devinfo -d "$DEV" 2>/dev/null | awk '/active_mtu/ { print $2; exit }')
-perftest_udbw() {
-  perf_pair ib_send_bw "$AMTU" -c UD -D "$BW_SECS" |
+perftest_mtu_bw() { # UD|RC -> MB/s of MTU-sized sends
+  perf_pair ib_send_bw "$AMTU" -c "$1" -l 32 -Q 16 -D "$BW_SECS" |
     awk -v s="$AMTU" '$1 == s && NF >= 4 { printf "%.2f\n", $4 * 1.048576 }'
 }
 
@@ -139,7 +144,10 @@ round() {
   local r=$1 i v line
   echo "round $r/$ROUNDS" >&2
   v=$(perftest_lat); add lat.ib "$v"
-  if [[ $AMTU =~ ^[0-9]+$ ]]; then v=$(perftest_udbw); add bw.ibud "${v:-nan}"; fi
+  if [[ $AMTU =~ ^[0-9]+$ ]]; then
+    v=$(perftest_mtu_bw UD); add bw.ibud "${v:-nan}"
+    v=$(perftest_mtu_bw RC); add bw.ibrcm "${v:-nan}"
+  fi
   for i in "${!BUILDS[@]}"; do
     for net in rc ud; do
       v=$(vcoll_run "${BUILDS[i]}" $net vcoll_osu_latency -m 8:8 -i "$LAT_ITERS" -x 100 | awk '{ print $2 }')
@@ -213,7 +221,13 @@ rmed() { # key-a key-b: median over rounds of a[r] / b[r]
     awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) printf "%.2f\n", v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 if [[ -n ${R[bw.ibud]-} ]]; then
-  echo "## UD ceiling: ib_send_bw -c UD, ${AMTU}-byte datagrams: $(med bw.ibud) MB/s"
+  echo "## UD ceiling: ib_send_bw -c UD -l 32 -Q 16, ${AMTU}-byte datagrams: $(med bw.ibud) MB/s"
+  echo "same on RC (ib_send_bw -c RC, ${AMTU}-byte sends): $(med bw.ibrcm) MB/s"
+  if [[ -n ${R[bw.ib.65536]-} ]]; then
+    printf 'device: UD stream / ib_write_bw 64K: %s (%s)   RC %s-byte sends / ib_write_bw 64K: %s (%s)\n' \
+      "$(ratio "$(med bw.ibud)" "$(med bw.ib.65536)")" "$(rmed bw.ibud bw.ib.65536)" "$AMTU" \
+      "$(ratio "$(med bw.ibrcm)" "$(med bw.ib.65536)")" "$(rmed bw.ibrcm bw.ib.65536)"
+  fi
   for i in "${!BUILDS[@]}"; do
     printf '[%d] vcoll UD 64K / ib_send_bw UD: %s (%s)   vcoll UD 1M / ib_send_bw UD: %s (%s)\n' $((i + 1)) \
       "$(ratio "$(med "bw.$i.ud.65536")" "$(med bw.ibud)")" "$(rmed "bw.$i.ud.65536" bw.ibud)" \

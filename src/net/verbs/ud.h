@@ -20,9 +20,14 @@
  *  - Acknowledgements are cumulative ("everything before N arrived") plus a
  *    64-bit selective map of the fragments after N that arrived too (SACK).
  *    They ride on every data packet going back; a standalone ACK goes when a
- *    quarter window is owed, when a duplicate shows an ACK was lost, or
- *    after UD_ACK_IDLE_POLLS polls in a row found nothing to do (a ping-pong
- *    never needs one: the reply carries it).
+ *    quarter window is owed, when a duplicate shows an ACK was lost, when
+ *    the sender asks (UD_F_ACKREQ: its window or send buffers are three
+ *    quarters full), or when an ACK has been owed for a quarter of the
+ *    resend timeout (end of a burst; a ping-pong never needs one: the reply
+ *    carries it). Not sooner: every datagram costs the device the same
+ *    whatever its size (on rxe a route lookup, an skb, a CRC, a CQE), and
+ *    ACKing whenever the receiver found its CQ empty for a moment -- the
+ *    rule until 0.2 -- sent one ACK per two data fragments in a stream.
  *  - A fragment that arrives ahead of a gap is kept (ud_reorder.c, up to
  *    UD_OOO_BYTES ahead) and handed up once the gap is filled; the first one
  *    past a new gap is answered with a NAK carrying the map. So a loss costs
@@ -77,7 +82,6 @@
 #define UD_GRH_BYTES     40
 #define UD_POLL_BATCH    32
 #define UD_CTRL_RESERVE  8              /* send-queue slots kept for ACK/NAK */
-#define UD_ACK_IDLE_POLLS 16            /* empty polls before owed ACKs go */
 #define UD_TIMER_POLLS   64             /* progress calls between timer checks */
 #define UD_RTO_MAX_NS    1000000000ull  /* resend backoff cap, 1 s */
 #define UD_POST_BATCH    32             /* work requests per ibv_post_send */
@@ -103,7 +107,7 @@ typedef struct ud_blob {
 } ud_blob_t;
 
 enum { UD_T_DATA = 1, UD_T_ACK = 2, UD_T_NAK = 3 };
-enum { UD_F_FIRST = 1, UD_F_LAST = 2 };
+enum { UD_F_FIRST = 1, UD_F_LAST = 2, UD_F_ACKREQ = 4 /* acknowledge at once */ };
 
 /* Wire header in front of every UD payload (after the receiver's GRH). */
 typedef struct ud_hdr {
@@ -205,7 +209,8 @@ typedef struct ud_peer {
     /* receiving */
     uint32_t expect;          /* next sequence accepted */
     uint32_t owed;            /* accepted, not yet acknowledged */
-    int ack_now;              /* a duplicate arrived: acknowledge at once */
+    int ack_now;              /* a duplicate or an ACKREQ arrived: acknowledge at once */
+    uint64_t owed_since;      /* a timer check first saw owed > 0 (0: not yet) */
     uint32_t nak_for;         /* last NAK named this sequence ... */
     uint64_t nak_at;          /* ... at this time */
     ud_ras_t ras;             /* reassembly of a fragmented packet */
@@ -263,10 +268,10 @@ typedef struct ud_net {
     ud_peer_t *ack_list;      /* peers owed an acknowledgement */
     int unacked;              /* fragments in flight, all peers */
     int ack_due;              /* some peer has ack_now set */
-    unsigned idle_polls;      /* empty CQ polls in a row */
     unsigned ticks;           /* progress calls, for the timer check */
     double loss;              /* VCOLL_UD_LOSS */
     uint64_t rto_base_ns;     /* VCOLL_UD_RTO: first resend timeout */
+    uint64_t ack_delay_ns;    /* an owed ACK waits at most this (rto_base / 4) */
     uint64_t rng;
     int in_progress;
     int qp_broken;

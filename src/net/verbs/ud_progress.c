@@ -101,7 +101,7 @@ static void accept(ud_net_t *u, ud_peer_t *p, uint8_t flags, uint32_t total,
 {
     for (;;) {
         p->expect++;
-        if (++p->owed >= u->wsize / 4)
+        if (++p->owed >= u->wsize / 4 || (flags & UD_F_ACKREQ))
             p->ack_now = u->ack_due = 1;
         ack_list_add(u, p);
         deliver(u, p, flags, total, data, plen);
@@ -272,6 +272,22 @@ static void run_timers(ud_net_t *u, uint64_t now)
     }
 }
 
+/* An ACK owed for ack_delay_ns (from the first timer check that saw it)
+ * is due: the end of a burst, which no quarter window or ACKREQ closes.
+ * Well inside the sender's resend timeout, so a quiet receiver never
+ * costs a resend. */
+static void age_acks(ud_net_t *u, uint64_t now)
+{
+    for (ud_peer_t *p = u->ack_list; p; p = p->ack_next) {
+        if (!p->owed)
+            continue;
+        if (!p->owed_since)
+            p->owed_since = now;
+        else if (now - p->owed_since >= u->ack_delay_ns)
+            p->ack_now = u->ack_due = 1;
+    }
+}
+
 /* Send the ACKs that are due: those marked ack_now, or every one owed when
  * all. Returns how many are still owed because the send queue had no room. */
 static int flush_acks(ud_net_t *u, int all)
@@ -316,11 +332,14 @@ int ud_progress(net_t *n)
         else
             on_send(u, &wc[i]);
     }
-    u->idle_polls = ne > 0 ? 0 : u->idle_polls + 1;
-    if (u->ack_list && (u->ack_due || u->idle_polls >= UD_ACK_IDLE_POLLS))
-        flush_acks(u, u->idle_polls >= UD_ACK_IDLE_POLLS);
-    if (u->tx_list && (++u->ticks % UD_TIMER_POLLS) == 0)
-        run_timers(u, ud_now_ns());
+    if ((u->tx_list || u->ack_list) && (++u->ticks % UD_TIMER_POLLS) == 0) {
+        uint64_t now = ud_now_ns();
+        if (u->tx_list)
+            run_timers(u, now);
+        age_acks(u, now);
+    }
+    if (u->ack_due)
+        flush_acks(u, 0);
     u->in_progress = 0;
     return ne;
 }

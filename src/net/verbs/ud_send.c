@@ -107,6 +107,7 @@ static int post_list(ud_net_t *u, ud_peer_t *p, const int *slots, int n)
         return VC_ERR_TRANSPORT;
     }
     p->owed = 0;
+    p->owed_since = 0;
     p->ack_now = 0;
     return VC_SUCCESS;
 }
@@ -139,6 +140,11 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         p->rto_at = p->stall_since = 0;     /* armed by the next timer check */
         tx_list_add(u, p);
     }
+    /* Short of window or buffers once this packet is out: ask for an ACK
+       now rather than wait for the receiver's quarter-window one (which a
+       window shared by many packets may never reach) or its timer. */
+    int ackreq = p->next_seq - p->una + nfrag >= u->wsize - u->wsize / 4 ||
+                 u->tx_nfree - (int)nfrag < u->tx_count / 4;
     int vi = 0, batch[UD_POST_BATCH], nb = 0;
     size_t voff = 0;
     for (uint32_t f = 0; f < nfrag; f++) {
@@ -153,7 +159,8 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         h->seq = p->next_seq;
         h->total = (uint32_t)len;
         h->type = UD_T_DATA;
-        h->flags = (uint8_t)((f == 0 ? UD_F_FIRST : 0) | (f + 1 == nfrag ? UD_F_LAST : 0));
+        h->flags = (uint8_t)((f == 0 ? UD_F_FIRST : 0) |
+                             (f + 1 == nfrag ? UD_F_LAST | (ackreq ? UD_F_ACKREQ : 0) : 0));
         h->pad = 0;
         char *dst = buf + sizeof *h;
         for (size_t got = 0; got < want;) {
