@@ -7,6 +7,10 @@ EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh tes
 	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh \
 	test/verbs/rc-first-contact.sh
 
+# the guest runner's option checks (host only: they fail before any boot)
+TESTS += test/verbs/vm-options.sh
+EXTRA_DIST += test/verbs/vm-options.sh
+
 check-verbs: all $(check_PROGRAMS)
 	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
 .PHONY: check-verbs

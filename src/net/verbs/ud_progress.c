@@ -278,13 +278,20 @@ static void run_timers(ud_net_t *u, uint64_t now)
  * costs a resend. */
 static void age_acks(ud_net_t *u, uint64_t now)
 {
-    for (ud_peer_t *p = u->ack_list; p; p = p->ack_next) {
-        if (!p->owed)
+    for (ud_peer_t **pp = &u->ack_list; *pp;) {
+        ud_peer_t *p = *pp;
+        if (!p->owed && !p->ack_now) {
+            /* settled by data going back (a reply): off the list, so a
+               ping-pong does not keep the timer check running */
+            p->on_ack = 0;
+            *pp = p->ack_next;
             continue;
-        if (!p->owed_since)
+        }
+        if (p->owed && !p->owed_since)
             p->owed_since = now;
-        else if (now - p->owed_since >= u->ack_delay_ns)
+        else if (p->owed && now - p->owed_since >= u->ack_delay_ns)
             p->ack_now = u->ack_due = 1;
+        pp = &p->ack_next;
     }
 }
 
