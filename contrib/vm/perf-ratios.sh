@@ -136,8 +136,11 @@ band() {
 # an RC write of 64 KiB is one work request for 64 KiB.
 AMTU=$(ibv_devinfo -d "$DEV" 2>/dev/null | awk '/active_mtu/ { print $2; exit }')
 perftest_mtu_bw() { # UD|RC -> MB/s of MTU-sized sends
+  # 0.00 (seen in one round of one boot) means the run moved nothing, as
+  # ib_write_bw's 1 MiB runs did before the depth cap: a failed run, not
+  # the device's rate, so it must not pull the median down
   perf_pair ib_send_bw "$AMTU" -c "$1" -l 32 -Q 16 -D "$BW_SECS" |
-    awk -v s="$AMTU" '$1 == s && NF >= 4 { printf "%.2f\n", $4 * 1.048576 }'
+    awk -v s="$AMTU" '$1 == s && NF >= 4 { if ($4 > 0) printf "%.2f\n", $4 * 1.048576; else print "nan" }'
 }
 
 round() {
