@@ -101,10 +101,10 @@ int boot_nodemap_from_peers(int size, int nlists, const int *const *peers,
                             char *err, size_t errlen);
 /* From one record per rank, fetched on demand: the rank's node leader (the
  * node's lowest rank) and, for a leader only, its node's ranks (*ranks is
- * the fetcher's, valid until its next fetch). Ranks are walked in order and an unplaced
- * rank places its whole node with one fetch (a leader) or two (any other
- * rank, then its leader): at most 2 fetches per node, whatever the job
- * size. *nfetch (may be NULL) gets the count. Records that contradict each
+ * the fetcher's, valid until its next fetch). Ranks are walked in order
+ * and an unplaced rank places its whole node with one fetch (a leader) or
+ * two (any other rank, then its leader): at most 2 fetches per node,
+ * whatever the job size. *nfetch (may be NULL) gets the count. Records that contradict each
  * other give VC_ERR_BOOTSTRAP + err. */
 typedef int boot_node_fetch_fn(void *arg, int rank, int *leader, const int **ranks,
                                int *nranks);

@@ -67,7 +67,8 @@ done
 # UD only: a stopped (alive but silent) rank is found by the missing ACKs
 [[ ,$NETS, == *,ud,* ]] &&
   KILLS+=(--pre "stopped rank found by UD timeout=$SRC/test/verbs/ud-timeout.sh $BUILD"
-         --pre "computing rank kept alive by its heartbeats (UD)=$SRC/test/verbs/ud-busy.sh $BUILD")
+         --pre "computing rank kept alive by its heartbeats (UD)=$SRC/test/verbs/ud-busy.sh $BUILD"
+         --pre "UD stream: at most 1 ACK per 8 fragments=$SRC/test/verbs/ud-acks.sh $BUILD")
 
 status=0
 echo "=== boot 1: one rxe device (np $NP1, net $NETS) ==="

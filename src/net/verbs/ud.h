@@ -271,7 +271,6 @@ typedef struct ud_net {
     unsigned ticks;           /* progress calls, for the timer check */
     double loss;              /* VCOLL_UD_LOSS */
     uint64_t rto_base_ns;     /* VCOLL_UD_RTO: first resend timeout */
-    uint64_t ack_delay_ns;    /* an owed ACK waits at most this (rto_base / 4) */
     uint64_t rng;
     int in_progress;
     int qp_broken;

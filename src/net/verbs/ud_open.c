@@ -262,7 +262,6 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
     u->size = c->size;
     u->loss = c->cfg.ud_loss;
     u->rto_base_ns = c->cfg.ud_rto * 1e9 < 1000 ? 1000 : (uint64_t)(c->cfg.ud_rto * 1e9);
-    u->ack_delay_ns = u->rto_base_ns / 4;
     u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->rank << 17) ^ (uint64_t)getpid();
     u->base.max_packet = UD_MAX_PACKET;     /* eager stays at the eager limit (p2p) */
     u->qkey = net_verbs_qkey(c);

@@ -222,8 +222,8 @@ static void on_send(ud_net_t *u, const struct ibv_wc *wc)
     if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR) {
         /* a UD send fails only locally: the QP is now in error state */
         u->qp_broken = 1;
-        ud_peer_fail(u, u->slot[u->sq_ring[pos & u->sq_mask]].peer, "send failed: %s (status %d, vendor error 0x%x) "
-                     "on %s:%d", ibv_wc_status_str(wc->status), (int)wc->status,
+        ud_peer_fail(u, u->slot[u->sq_ring[pos & u->sq_mask]].peer,
+                     "send failed: %s (status %d, vendor error 0x%x) on %s:%d", ibv_wc_status_str(wc->status), (int)wc->status,
                      wc->vendor_err, u->port.dev, u->port.port);
     }
     for (;;) {
@@ -272,26 +272,19 @@ static void run_timers(ud_net_t *u, uint64_t now)
     }
 }
 
-/* An ACK owed for ack_delay_ns (from the first timer check that saw it)
- * is due: the end of a burst, which no quarter window or ACKREQ closes.
- * Well inside the sender's resend timeout, so a quiet receiver never
- * costs a resend. */
+/* An ACK owed for a quarter of the first resend timeout (from the first
+ * timer check that saw it) is due: the end of a burst, which no quarter
+ * window or ACKREQ closes. Well inside the sender's resend timeout, so a
+ * quiet receiver never costs a resend. */
 static void age_acks(ud_net_t *u, uint64_t now)
 {
-    for (ud_peer_t **pp = &u->ack_list; *pp;) {
-        ud_peer_t *p = *pp;
-        if (!p->owed && !p->ack_now) {
-            /* settled by data going back (a reply): off the list, so a
-               ping-pong does not keep the timer check running */
-            p->on_ack = 0;
-            *pp = p->ack_next;
+    for (ud_peer_t *p = u->ack_list; p; p = p->ack_next) {
+        if (!p->owed)
             continue;
-        }
-        if (p->owed && !p->owed_since)
+        if (!p->owed_since)
             p->owed_since = now;
-        else if (p->owed && now - p->owed_since >= u->ack_delay_ns)
+        else if (now - p->owed_since >= u->rto_base_ns / 4)
             p->ack_now = u->ack_due = 1;
-        pp = &p->ack_next;
     }
 }
 
@@ -339,13 +332,16 @@ int ud_progress(net_t *n)
         else
             on_send(u, &wc[i]);
     }
-    if ((u->tx_list || u->ack_list) && (++u->ticks % UD_TIMER_POLLS) == 0) {
+    int tick = (u->tx_list || u->ack_list) && (++u->ticks % UD_TIMER_POLLS) == 0;
+    if (tick) {
         uint64_t now = ud_now_ns();
         if (u->tx_list)
             run_timers(u, now);
         age_acks(u, now);
     }
-    if (u->ack_due)
+    /* on a tick also when none is due: flush_acks drops the peers a reply
+       settled, so a ping-pong does not keep the list (and the tick) alive */
+    if (u->ack_due || (tick && u->ack_list))
         flush_acks(u, 0);
     u->in_progress = 0;
     return ne;

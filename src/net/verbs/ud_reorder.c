@@ -1,9 +1,10 @@
 /*
  * ud_reorder.c -- the receiver's store of UD fragments that arrived ahead
  * of a gap, so that a loss costs one resend instead of the window behind
- * it (see ud.h), and the window size that bounds both ends. Pure: no verbs, no peer state; every sequence number and
- * length it is given came off the wire, so it checks them all and the unit
- * test and fuzz harness drive it directly.
+ * it (see ud.h), and the window size that bounds both ends. Pure: no
+ * verbs, no peer state; every sequence number and length it is given came
+ * off the wire, so it checks them all and the unit test and fuzz harness
+ * drive it directly.
  */
 #include <stdlib.h>
 #include <string.h>
