@@ -158,6 +158,21 @@ int vc_testall(int n, vc_request_t reqs[], int *flag, vc_status_t statuses[]);
 int vc_probe(int source, int tag, vc_comm_t comm, vc_status_t *status);
 int vc_iprobe(int source, int tag, vc_comm_t comm, int *flag, vc_status_t *status);
 
+/* Progress for a library that shares the process (the MPI drop-in).
+ * vc_poll: one non-blocking pass -- poll every transport once and advance
+ * the outstanding non-blocking operations; *events (may be NULL) gets how
+ * many things happened. Lets a caller that waits on something else (an MPI
+ * receive) keep vcoll's requests moving.
+ * vc_set_idle_hook: fn(arg) is called from vcoll's blocking waits while
+ * they find nothing to do (every few idle polls), so the other library can
+ * drive its own progress meanwhile: a peer may only reach vcoll's
+ * collective after that library moved its data. Called only in the thread
+ * that waits, never re-entrantly, and never from vc_poll; fn must not call
+ * vcoll. One hook per process; fn = NULL removes it. */
+typedef void vc_idle_fn(void *arg);
+int vc_poll(int *events);
+int vc_set_idle_hook(vc_idle_fn *fn, void *arg);
+
 /* collectives (blocking) */
 int vc_barrier(vc_comm_t comm);
 int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm);

@@ -77,6 +77,12 @@ struct vc_ctx {
        (from the endpoint fence's data, lifecycle/init.c), read by the
        collective algorithm choice */
     int any_node_oversub;
+    /* vc_set_idle_hook: called by vc_backoff while a wait idles (a
+       thread-local flag there keeps it from re-entering itself) */
+    struct {
+        void (*fn)(void *arg);
+        void *arg;
+    } idle_hook;
 };
 
 extern struct vc_ctx vc_ctx;

@@ -1,7 +1,8 @@
 /*
  * allx.c -- everyone with everyone: MPI_Barrier, Allgather(v),
- * Alltoall(v) and their non-blocking forms, as bytes (any contiguous
- * datatype).
+ * Alltoall(v) and their non-blocking forms, as bytes staged per rank in
+ * whatever layout it has (stage.c); Alltoallw always falls back (per-pair
+ * types: nothing for vcoll to gain, and it must not split ranks).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,12 @@
 static int barrier(MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
+    vcmpi_stage_t st;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    vcmpi_stage_init(&st, comm, 0);
     VCMPI_TRY(req ? FN_Ibarrier : FN_Barrier, VCMPI_HAVE(vc_barrier, vc_ibarrier), vc, why,
-              comm, req, NULL, vc_ibarrier(vc, &vr), vc_barrier(vc));
-    return req ? PMPI_Ibarrier(comm, req) : PMPI_Barrier(comm);
+              comm, req, st, 0, vc_ibarrier(vc, &vr), vc_barrier(vc));
+    VCMPI_FALLBACK(req, PMPI_Ibarrier(comm, R_), PMPI_Barrier(comm));
 }
 
 int MPI_Barrier(MPI_Comm comm)
@@ -26,33 +29,50 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
     return barrier(comm, req);
 }
 
-/* bytes per rank: from the send side, or the receive side when in place;
-   the receive type is significant everywhere */
-static const char *block(const void *sb, int sc, MPI_Datatype st, int rc, MPI_Datatype rt,
-                         size_t *bytes)
+/* Allgather and alltoall: every rank's block b bytes; the receive side n
+ * blocks (its own input too when in place: loaded), the send side one
+ * block (allgather) or n (alltoall). */
+static int stage_all(vcmpi_stage_t *s, int n, int sblocks, const void *sb, int sc,
+                     MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, const void **vs,
+                     void **vr, size_t *b)
 {
-    size_t rb;
-    const char *why = vcmpi_bytes(rc, rt, &rb);
-    if (!why && sb != MPI_IN_PLACE)
-        why = vcmpi_bytes(sc, st, bytes);
-    else
-        *bytes = rb;
-    return why;
+    vcmpi_tinfo_t ti;
+    int err = 0;
+    if (vcmpi_tinfo(rt, &ti))
+        return MPI_ERR_TYPE;
+    if (rc < 0)
+        return MPI_ERR_COUNT;
+    *b = (size_t)rc * ti.size;
+    *vs = VC_IN_PLACE;
+    if ((err = vcmpi_stage_dst1(s, rb, n * rc, rt, &ti, sb == MPI_IN_PLACE, vr)))
+        return err;
+    if (sb == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    if (vcmpi_tinfo(st, &ti))
+        return MPI_ERR_TYPE;
+    if (sc < 0)
+        return MPI_ERR_COUNT;
+    return vcmpi_stage_src(s, sb, sblocks * sc, st, &ti, vs);
 }
 
 static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                      MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
+    vcmpi_stage_t s;
+    const void *vs = NULL;
+    void *vrb = NULL;
     size_t b = 0;
+    int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = block(sb, sc, st, rc, rt, &b);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_size(vc, &n))
+        err = stage_all(&s, n, 1, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
     VCMPI_TRY(req ? FN_Iallgather : FN_Allgather, VCMPI_HAVE(vc_allgather, vc_iallgather), vc,
-              why, comm, req, NULL, vc_iallgather(VCMPI_CBUF(sb), rb, b, VC_BYTE, vc, &vr),
-              vc_allgather(VCMPI_CBUF(sb), rb, b, VC_BYTE, vc));
-    return req ? PMPI_Iallgather(sb, sc, st, rb, rc, rt, comm, req)
-               : PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
+              why, comm, req, s, err, vc_iallgather(vs, vrb, b, VC_BYTE, vc, &vr),
+              vc_allgather(vs, vrb, b, VC_BYTE, vc));
+    VCMPI_FALLBACK(req, PMPI_Iallgather(sb, sc, st, rb, rc, rt, comm, R_),
+                   PMPI_Allgather(sb, sc, st, rb, rc, rt, comm));
 }
 
 int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
@@ -71,15 +91,20 @@ static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                     MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
+    vcmpi_stage_t s;
+    const void *vs = NULL;
+    void *vrb = NULL;
     size_t b = 0;
+    int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = block(sb, sc, st, rc, rt, &b);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_size(vc, &n))
+        err = stage_all(&s, n, n, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
     VCMPI_TRY(req ? FN_Ialltoall : FN_Alltoall, VCMPI_HAVE(vc_alltoall, vc_ialltoall), vc, why,
-              comm, req, NULL, vc_ialltoall(VCMPI_CBUF(sb), rb, b, VC_BYTE, vc, &vr),
-              vc_alltoall(VCMPI_CBUF(sb), rb, b, VC_BYTE, vc));
-    return req ? PMPI_Ialltoall(sb, sc, st, rb, rc, rt, comm, req)
-               : PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
+              comm, req, s, err, vc_ialltoall(vs, vrb, b, VC_BYTE, vc, &vr),
+              vc_alltoall(vs, vrb, b, VC_BYTE, vc));
+    VCMPI_FALLBACK(req, PMPI_Ialltoall(sb, sc, st, rb, rc, rt, comm, R_),
+                   PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm));
 }
 
 int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
@@ -94,35 +119,77 @@ int MPI_Ialltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     return alltoall(sb, sc, st, rb, rc, rt, comm, req);
 }
 
-/* counts and displacements of one side in bytes (n of each), or why not */
-static const char *vside(vc_comm_t vc, const int *cnt, const int *dsp, MPI_Datatype dt,
-                         size_t **out, int *n)
+/* One vector side of n blocks: byte counts and displacements (into *v,
+ * counts then displacements), the data where it lies when contiguous, else
+ * a packed temporary (input: packed now; output: unpacked at the end;
+ * both: in place). */
+static int stage_side(vcmpi_stage_t *s, int n, const void *buf, const int *cnt,
+                      const int *dsp, MPI_Datatype dt, int in, int out, void **vbuf,
+                      size_t *v)
 {
-    size_t unit;
-    const char *why = vcmpi_contig(dt, &unit);
-    if (why)
-        return why;
-    if (vc_comm_size(vc, n))
-        return "invalid communicator";
-    return vcmpi_vec(*n, cnt, dsp, unit, out);
+    vcmpi_tinfo_t ti;
+    int err = 0;
+    if (vcmpi_tinfo(dt, &ti))
+        return MPI_ERR_TYPE;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (cnt[i] < 0)
+            return MPI_ERR_COUNT;
+        v[i] = (size_t)cnt[i] * ti.size;
+        v[n + i] = ti.contig ? (size_t)((MPI_Aint)dsp[i] * ti.extent) : total;
+        total += v[i];
+    }
+    if (ti.contig) {
+        *vbuf = (char *)buf + ti.true_lb;
+        return MPI_SUCCESS;
+    }
+    char *p = vcmpi_stage_alloc(s, total);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *vbuf = p;
+    for (int i = 0; i < n && !err; i++) {
+        char *user = (char *)buf + (MPI_Aint)dsp[i] * ti.extent;
+        err = out ? vcmpi_stage_dst(s, user, cnt[i], dt, &ti, in, p + v[n + i])
+                  : vcmpi_pack(user, cnt[i], dt, &ti, p + v[n + i]);
+    }
+    return err;
 }
 
 static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
                       const int ds[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
+    vcmpi_stage_t s;
+    vcmpi_tinfo_t ti;
+    const void *vs = VC_IN_PLACE;
+    void *vrb = NULL;
     size_t b = 0, *v = NULL;
-    int n = 0;
+    int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !(why = vside(vc, rcs, ds, rt, &v, &n)) && sb != MPI_IN_PLACE)
-        why = vcmpi_bytes(sc, st, &b);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_size(vc, &n)) {
+        if (!(v = vcmpi_stage_alloc(&s, 2 * (size_t)(n ? n : 1) * sizeof *v)))
+            err = MPI_ERR_NO_MEM;
+        else
+            err = stage_side(&s, n, rb, rcs, ds, rt, sb == MPI_IN_PLACE, 1, &vrb, v);
+        if (!err && sb != MPI_IN_PLACE) {
+            if (vcmpi_tinfo(st, &ti))
+                err = MPI_ERR_TYPE;
+            else if (sc < 0)
+                err = MPI_ERR_COUNT;
+            else {
+                b = (size_t)sc * ti.size;
+                err = vcmpi_stage_src(&s, sb, sc, st, &ti, &vs);
+            }
+        }
+    }
     const size_t *cnt = v, *dsp = v ? v + n : NULL;
     VCMPI_TRY(req ? FN_Iallgatherv : FN_Allgatherv,
-              VCMPI_HAVE(vc_allgatherv, vc_iallgatherv), vc, why, comm, req, v,
-              vc_iallgatherv(VCMPI_CBUF(sb), b, rb, cnt, dsp, VC_BYTE, vc, &vr),
-              vc_allgatherv(VCMPI_CBUF(sb), b, rb, cnt, dsp, VC_BYTE, vc));
-    return req ? PMPI_Iallgatherv(sb, sc, st, rb, rcs, ds, rt, comm, req)
-               : PMPI_Allgatherv(sb, sc, st, rb, rcs, ds, rt, comm);
+              VCMPI_HAVE(vc_allgatherv, vc_iallgatherv), vc, why, comm, req, s, err,
+              vc_iallgatherv(vs, b, vrb, cnt, dsp, VC_BYTE, vc, &vr),
+              vc_allgatherv(vs, b, vrb, cnt, dsp, VC_BYTE, vc));
+    VCMPI_FALLBACK(req, PMPI_Iallgatherv(sb, sc, st, rb, rcs, ds, rt, comm, R_),
+                   PMPI_Allgatherv(sb, sc, st, rb, rcs, ds, rt, comm));
 }
 
 int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
@@ -138,34 +205,37 @@ int MPI_Iallgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int
 }
 
 /* both sides in one block: send counts, send displs, receive counts, receive
-   displs (in place: the send side repeats the receive side) */
+   displs (in place: the receive side is the input too, and vcoll is told
+   so) */
 static int alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st,
                      void *rb, const int rcs[], const int rds[], MPI_Datatype rt,
                      MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
-    size_t *s = NULL, *r = NULL, *v = NULL;
-    int n = 0;
+    vcmpi_stage_t s;
+    void *vsb = VC_IN_PLACE, *vrb = NULL;
+    size_t *v = NULL;
+    int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !(why = vside(vc, rcs, rds, rt, &r, &n)))
-        why = sb == MPI_IN_PLACE ? vside(vc, rcs, rds, rt, &s, &n)
-                                 : vside(vc, scs, sds, st, &s, &n);
-    if (!why && vc && !(v = malloc((size_t)4 * n * sizeof *v)))
-        why = "out of memory";
-    if (v) {
-        memcpy(v, s, 2 * (size_t)n * sizeof *v);
-        memcpy(v + 2 * n, r, 2 * (size_t)n * sizeof *v);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_size(vc, &n)) {
+        int inplace = sb == MPI_IN_PLACE;
+        if (!(v = vcmpi_stage_alloc(&s, 4 * (size_t)(n ? n : 1) * sizeof *v)))
+            err = MPI_ERR_NO_MEM;
+        else
+            err = stage_side(&s, n, rb, rcs, rds, rt, inplace, 1, &vrb, v + 2 * n);
+        if (!err && !inplace)
+            err = stage_side(&s, n, sb, scs, sds, st, 1, 0, &vsb, v);
+        else if (!err)
+            memcpy(v, v + 2 * n, 2 * (size_t)n * sizeof *v);
     }
-    free(s);
-    free(r);
     const size_t *sc = v, *sd = v ? v + n : NULL, *rc = v ? v + 2 * n : NULL,
                  *rd = v ? v + 3 * n : NULL;
     VCMPI_TRY(req ? FN_Ialltoallv : FN_Alltoallv, VCMPI_HAVE(vc_alltoallv, vc_ialltoallv), vc,
-              why, comm, req, v,
-              vc_ialltoallv(VCMPI_CBUF(sb), sc, sd, rb, rc, rd, VC_BYTE, vc, &vr),
-              vc_alltoallv(VCMPI_CBUF(sb), sc, sd, rb, rc, rd, VC_BYTE, vc));
-    return req ? PMPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req)
-               : PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+              why, comm, req, s, err, vc_ialltoallv(vsb, sc, sd, vrb, rc, rd, VC_BYTE, vc, &vr),
+              vc_alltoallv(vsb, sc, sd, vrb, rc, rd, VC_BYTE, vc));
+    VCMPI_FALLBACK(req, PMPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, R_),
+                   PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm));
 }
 
 int MPI_Alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st, void *rb,
@@ -179,4 +249,14 @@ int MPI_Ialltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatyp
                    MPI_Request *req)
 {
     return alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req);
+}
+
+/* the fallback alone, but one that keeps vcoll's requests moving */
+int MPI_Alltoallw(const void *sb, const int scs[], const int sds[], const MPI_Datatype sts[],
+                  void *rb, const int rcs[], const int rds[], const MPI_Datatype rts[],
+                  MPI_Comm comm)
+{
+    vcmpi_fallback(FN_Alltoallw, "alltoallw: per-pair datatypes stay with MPI");
+    VCMPI_FALLBACK(NULL, PMPI_Ialltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm, R_),
+                   PMPI_Alltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm));
 }

@@ -1,16 +1,31 @@
 /*
- * comm.c -- each MPI intracommunicator gets a vcoll twin on its first
- * collective: the same members in the same order, made with
- * vc_comm_create_group over the members only (a sub-communicator's first
- * collective involves nobody else). The twin is cached as an attribute
- * whose delete callback frees it with the MPI communicator.
+ * comm.c -- each MPI intracommunicator gets a vcoll twin inside the call
+ * that makes it (MPI_Comm_dup, split, create, the topology constructors,
+ * ...): the same members in the same order, made with vc_comm_create_group
+ * over the members only. The twin is cached as an attribute whose delete
+ * callback frees it with the MPI communicator.
  *
- * First use is the same call on every member (collectives are ordered per
- * communicator), so the members create together. MPI_COMM_WORLD is
- * vcoll's world itself.
+ * Constructors are blocking and collective over the new communicator, so
+ * every member makes the twin there, together. Never later: a twin made on
+ * a communicator's first collective would block inside MPI_Ibarrier and
+ * the like, which a correct program may call right before a Send its peer
+ * needs. A communicator without a twin (made by a call the drop-in does
+ * not see, such as MPI_Comm_idup, or an intercommunicator) falls back on
+ * every member alike. MPI_COMM_WORLD is vcoll's world itself.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include "vcmpi.h"
+
+/* an allreduce of the drop-in's own that keeps vcoll's requests moving */
+static int agree(void *val, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request r;
+    if (!vcmpi_pending())
+        return PMPI_Allreduce(MPI_IN_PLACE, val, 1, dt, op, comm);
+    int rc = PMPI_Iallreduce(MPI_IN_PLACE, val, 1, dt, op, comm, &r);
+    return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, MPI_STATUS_IGNORE);
+}
 
 static void unlink_twin(vcmpi_comm_t *t)
 {
@@ -91,7 +106,7 @@ static void make_twin(MPI_Comm comm, vcmpi_comm_t *t)
     pthread_mutex_lock(&vcmpi.lock);
     uint32_t mine = vcmpi.next_tag++, tag = mine;
     pthread_mutex_unlock(&vcmpi.lock);
-    if (PMPI_Allreduce(&mine, &tag, 1, MPI_UINT32_T, MPI_MAX, comm) == MPI_SUCCESS) {
+    if (agree(&tag, MPI_UINT32_T, MPI_MAX, comm) == MPI_SUCCESS) {
         pthread_mutex_lock(&vcmpi.lock);
         if (vcmpi.next_tag <= tag)
             vcmpi.next_tag = tag + 1;
@@ -99,7 +114,8 @@ static void make_twin(MPI_Comm comm, vcmpi_comm_t *t)
         /* a rank without its list still joins the agreement below */
         ok = ranks && vc_comm_create_group(VC_COMM_WORLD, n, ranks, (int)(tag % VC_TAG_UB),
                                            &t->vc) == VC_SUCCESS;
-        if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        all = ok;
+        if (agree(&all, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
             all = 0;
     }
     free(ranks);
@@ -107,6 +123,45 @@ static void make_twin(MPI_Comm comm, vcmpi_comm_t *t)
         if (t->vc != VC_COMM_NULL)
             vc_comm_free(&t->vc);
         t->why = "vcoll could not make this communicator";
+    }
+}
+
+/* newcomm was just made by a constructor every member called: its twin */
+void vcmpi_comm_made(MPI_Comm newcomm)
+{
+    vcmpi_comm_t *t;
+    int inter = 0;
+    if (!vcmpi.on || newcomm == MPI_COMM_NULL || vcmpi.mpi_thread > vcmpi.vc_thread)
+        return;
+    /* MPI_Comm_test_inter and the allocation fail alike on every member
+       only in theory: the agreement in make_twin settles it anyway */
+    t = calloc(1, sizeof *t);
+    PMPI_Comm_test_inter(newcomm, &inter);
+    if (inter) {
+        if (!t)
+            return;
+        t->why = "intercommunicator";
+    } else {
+        vcmpi_comm_t dummy = {0};
+        make_twin(newcomm, t ? t : &dummy);
+        if (!t) {
+            if (dummy.vc != VC_COMM_NULL)
+                vc_comm_free(&dummy.vc);
+            return;
+        }
+    }
+    pthread_mutex_lock(&vcmpi.lock);
+    t->next = vcmpi.comms;
+    if (t->next)
+        t->next->prev = t;
+    vcmpi.comms = t;
+    pthread_mutex_unlock(&vcmpi.lock);
+    if (PMPI_Comm_set_attr(newcomm, vcmpi.keyval, t) != MPI_SUCCESS) {
+        /* no twin recorded here, but the others may have one: a
+           communicator must not be half vcoll. This cannot fail for a
+           valid keyval; abort rather than hang. */
+        fprintf(stderr, "vcoll_mpi: cannot record a communicator's vcoll twin\n");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 
@@ -127,30 +182,94 @@ vc_comm_t vcmpi_comm(MPI_Comm comm, const char **why)
         return VC_COMM_NULL;
     }
     vcmpi_comm_t *t;
-    int flag = 0, inter = 0;
+    int flag = 0;
     if (PMPI_Comm_get_attr(comm, vcmpi.keyval, &t, &flag) != MPI_SUCCESS) {
         *why = "not a communicator";
         return VC_COMM_NULL;
     }
     if (!flag) {
-        if (!(t = calloc(1, sizeof *t))) {
-            *why = "out of memory";
-            return VC_COMM_NULL;
-        }
-        PMPI_Comm_test_inter(comm, &inter);
-        if (inter)
-            t->why = "intercommunicator";
-        else
-            make_twin(comm, t);
-        pthread_mutex_lock(&vcmpi.lock);
-        t->next = vcmpi.comms;
-        if (t->next)
-            t->next->prev = t;
-        vcmpi.comms = t;
-        pthread_mutex_unlock(&vcmpi.lock);
-        PMPI_Comm_set_attr(comm, vcmpi.keyval, t);
+        *why = "communicator made by a call the drop-in does not see";
+        return VC_COMM_NULL;
     }
     if (t->vc == VC_COMM_NULL)
         *why = t->why;
     return t->vc;
+}
+
+/* the constructors: MPI's, then the twin on the new communicator */
+#define MADE(call, out)                                                         \
+    do {                                                                        \
+        int rc_ = call;                                                         \
+        if (rc_ == MPI_SUCCESS)                                                 \
+            vcmpi_comm_made(*(out));                                            \
+        return rc_;                                                             \
+    } while (0)
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Comm_dup(comm, newcomm), newcomm);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Comm_split_type(comm, type, key, info, newcomm), newcomm);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Comm_create(comm, group, newcomm), newcomm);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+}
+
+int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Intercomm_merge(inter, high, newcomm), newcomm);
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm)
+{
+    MADE(PMPI_Cart_sub(comm, remain, newcomm), newcomm);
+}
+
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *newcomm)
+{
+    MADE(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                          const int dests[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *newcomm)
+{
+    MADE(PMPI_Dist_graph_create(comm, n, sources, degrees, dests, weights, info, reorder,
+                                newcomm), newcomm);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int sources[],
+                                   const int sweights[], int outdeg, const int dests[],
+                                   const int dweights[], MPI_Info info, int reorder,
+                                   MPI_Comm *newcomm)
+{
+    MADE(PMPI_Dist_graph_create_adjacent(comm, indeg, sources, sweights, outdeg, dests,
+                                         dweights, info, reorder, newcomm), newcomm);
 }

@@ -32,3 +32,10 @@ int vcmpi_error(MPI_Comm comm, int vcrc)
     PMPI_Comm_call_errhandler(comm, cls);
     return cls;
 }
+
+int vcmpi_mpi_error(MPI_Comm comm, int cls)
+{
+    vcmpi_log("drop-in failed: MPI error class %d", cls);
+    PMPI_Comm_call_errhandler(comm, cls);
+    return cls;
+}

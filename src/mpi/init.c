@@ -13,7 +13,9 @@
 #include <string.h>
 #include "vcmpi.h"
 
-struct vcmpi vcmpi = {.lock = PTHREAD_MUTEX_INITIALIZER};
+struct vcmpi vcmpi = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                      .poll_lock = PTHREAD_MUTEX_INITIALIZER,
+                      .type_keyval = MPI_KEYVAL_INVALID};
 
 static int boot_allgather(const void *mine, void *all, size_t len, void *ctx)
 {
@@ -90,6 +92,8 @@ static void setup(void)
     int ok = rc == VC_SUCCESS, all = 0;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, vcmpi.priv);
     vcmpi.on = all;
+    if (all)
+        vcmpi_progress_setup();
     if (!all && vcmpi.rank == 0)
         fprintf(stderr, "vcoll_mpi: vcoll did not start on every rank%s%s: all "
                 "collectives use MPI\n", rc ? ", here: " : "", rc ? vc_strerror(rc) : "");

@@ -3,7 +3,8 @@
 # library (per-target flags keep the two sets of objects apart).
 VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 	src/mpi/types.c src/mpi/error.c src/mpi/stats.c src/mpi/request.c \
-	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c
+	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c \
+	src/mpi/progress.c
 # Only the MPI entry points are its interface.
 VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^P?MPI_'
 

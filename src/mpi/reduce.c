@@ -1,35 +1,79 @@
 /*
  * reduce.c -- the reductions: MPI_Reduce, Allreduce, Reduce_scatter(_block),
  * Scan, Exscan and their non-blocking forms. MPI requires the same datatype
- * and op on every rank here, so the take-or-fall-back choice agrees.
+ * and op on every rank here, so the take-or-fall-back choice, which looks
+ * at those alone, agrees. Predefined types reduce where they lie; a derived
+ * type built from one of them is packed, reduced as that type, unpacked.
  */
 #include <stdlib.h>
 #include "vcmpi.h"
 
-/* vcoll's type and op for this call, or why not */
-static const char *map(int count, MPI_Datatype dt, MPI_Op op, vc_dtype_t *vdt, vc_op_t *vop)
+/* vcoll's type, op and element count for count elements of dt, or why not
+   (a refusal every rank makes alike); *err for an invalid argument */
+static const char *map(int count, MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti, vc_op_t *vop,
+                       size_t *n, int *err)
 {
-    if (count < 0)
-        return "negative count";
-    const char *why = vcmpi_rdtype(dt, vdt);
-    return why ? why : vcmpi_op(op, vop);
+    if (vcmpi_tinfo(dt, ti)) {
+        *err = MPI_ERR_TYPE;
+        return NULL;
+    }
+    if (count < 0) {
+        *err = MPI_ERR_COUNT;
+        return NULL;
+    }
+    if (!ti->red)
+        return "datatype not a vcoll reduction type";
+    *n = (size_t)count * ti->nv;
+    return vcmpi_op(op, ti, vop);
+}
+
+/* in: count elements vcoll reads (MPI_IN_PLACE passes through); out: where
+   it writes count elements (load: out is the input too) */
+static int stage_in(vcmpi_stage_t *s, const void *in, int count, MPI_Datatype dt,
+                    const vcmpi_tinfo_t *ti, const void **vin)
+{
+    if (in == MPI_IN_PLACE || ti->direct) {
+        *vin = VCMPI_CBUF(in);
+        return MPI_SUCCESS;
+    }
+    return vcmpi_stage_src(s, in, count, dt, ti, vin);
+}
+
+static int stage_out(vcmpi_stage_t *s, void *out, int count, MPI_Datatype dt,
+                     const vcmpi_tinfo_t *ti, int load, void **vout)
+{
+    if (ti->direct) {
+        *vout = out;
+        return MPI_SUCCESS;
+    }
+    return vcmpi_stage_dst1(s, out, count, dt, ti, load, vout);
 }
 
 static int reduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, int root,
                   MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
-    vc_dtype_t vdt;
-    vc_op_t vop;
+    vcmpi_stage_t s;
+    vcmpi_tinfo_t ti;
+    vc_op_t vop = VC_SUM;
+    const void *vs = NULL;
+    void *vrb = rb;
+    size_t n = 0;
+    int me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = map(count, dt, op, &vdt, &vop);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &err)) && !err &&
+        !vc_comm_rank(vc, &me)) {
+        err = stage_in(&s, sb, count, dt, &ti, &vs);
+        /* the result exists at the root only */
+        if (!err && me == root)
+            err = stage_out(&s, rb, count, dt, &ti, sb == MPI_IN_PLACE, &vrb);
+    }
     VCMPI_TRY(req ? FN_Ireduce : FN_Reduce, VCMPI_HAVE(vc_reduce, vc_ireduce), vc, why, comm,
-              req, NULL,
-              vc_ireduce(VCMPI_CBUF(sb), rb, (size_t)count, vdt, vop, root, vc, &vr),
-              vc_reduce(VCMPI_CBUF(sb), rb, (size_t)count, vdt, vop, root, vc));
-    return req ? PMPI_Ireduce(sb, rb, count, dt, op, root, comm, req)
-               : PMPI_Reduce(sb, rb, count, dt, op, root, comm);
+              req, s, err, vc_ireduce(vs, vrb, n, ti.vtype, vop, root, vc, &vr),
+              vc_reduce(vs, vrb, n, ti.vtype, vop, root, vc));
+    VCMPI_FALLBACK(req, PMPI_Ireduce(sb, rb, count, dt, op, root, comm, R_),
+                   PMPI_Reduce(sb, rb, count, dt, op, root, comm));
 }
 
 int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, int root,
@@ -44,141 +88,181 @@ int MPI_Ireduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
     return reduce(sb, rb, count, dt, op, root, comm, req);
 }
 
-static int allreduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
-                     MPI_Comm comm, MPI_Request *req)
+/* allreduce (kind 0), scan (1) and exscan (2): count in, count out on
+   every rank */
+static int allred(int kind, const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
+                  MPI_Comm comm, MPI_Request *req)
 {
+    static const int fns[3][2] = {{FN_Allreduce, FN_Iallreduce}, {FN_Scan, FN_Iscan},
+                                  {FN_Exscan, FN_Iexscan}};
     const char *why = NULL;
-    vc_dtype_t vdt;
-    vc_op_t vop;
+    vcmpi_stage_t s;
+    vcmpi_tinfo_t ti;
+    vc_op_t vop = VC_SUM;
+    const void *vs = NULL;
+    void *vrb = rb;
+    size_t n = 0;
+    int err = 0, fn = fns[kind][req != NULL];
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = map(count, dt, op, &vdt, &vop);
-    VCMPI_TRY(req ? FN_Iallreduce : FN_Allreduce, VCMPI_HAVE(vc_allreduce, vc_iallreduce), vc,
-              why, comm, req, NULL,
-              vc_iallreduce(VCMPI_CBUF(sb), rb, (size_t)count, vdt, vop, vc, &vr),
-              vc_allreduce(VCMPI_CBUF(sb), rb, (size_t)count, vdt, vop, vc));
-    return req ? PMPI_Iallreduce(sb, rb, count, dt, op, comm, req)
-               : PMPI_Allreduce(sb, rb, count, dt, op, comm);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &err)) && !err &&
+        !(err = stage_in(&s, sb, count, dt, &ti, &vs)))
+        err = stage_out(&s, rb, count, dt, &ti, sb == MPI_IN_PLACE, &vrb);
+    switch (kind) {
+    case 0:
+        VCMPI_TRY(fn, VCMPI_HAVE(vc_allreduce, vc_iallreduce), vc, why, comm, req, s, err,
+                  vc_iallreduce(vs, vrb, n, ti.vtype, vop, vc, &vr),
+                  vc_allreduce(vs, vrb, n, ti.vtype, vop, vc));
+        VCMPI_FALLBACK(req, PMPI_Iallreduce(sb, rb, count, dt, op, comm, R_),
+                       PMPI_Allreduce(sb, rb, count, dt, op, comm));
+    case 1:
+        VCMPI_TRY(fn, VCMPI_HAVE(vc_scan, vc_iscan), vc, why, comm, req, s, err,
+                  vc_iscan(vs, vrb, n, ti.vtype, vop, vc, &vr),
+                  vc_scan(vs, vrb, n, ti.vtype, vop, vc));
+        VCMPI_FALLBACK(req, PMPI_Iscan(sb, rb, count, dt, op, comm, R_),
+                       PMPI_Scan(sb, rb, count, dt, op, comm));
+    default:
+        VCMPI_TRY(fn, VCMPI_HAVE(vc_exscan, vc_iexscan), vc, why, comm, req, s, err,
+                  vc_iexscan(vs, vrb, n, ti.vtype, vop, vc, &vr),
+                  vc_exscan(vs, vrb, n, ti.vtype, vop, vc));
+        VCMPI_FALLBACK(req, PMPI_Iexscan(sb, rb, count, dt, op, comm, R_),
+                       PMPI_Exscan(sb, rb, count, dt, op, comm));
+    }
 }
 
 int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm)
 {
-    return allreduce(sb, rb, count, dt, op, comm, NULL);
+    return allred(0, sb, rb, count, dt, op, comm, NULL);
 }
 
 int MPI_Iallreduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *req)
 {
-    return allreduce(sb, rb, count, dt, op, comm, req);
-}
-
-static int reduce_scatter_block(const void *sb, void *rb, int count, MPI_Datatype dt,
-                                MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    const char *why = NULL;
-    vc_dtype_t vdt;
-    vc_op_t vop;
-    vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = map(count, dt, op, &vdt, &vop);
-    VCMPI_TRY(req ? FN_Ireduce_scatter_block : FN_Reduce_scatter_block,
-              VCMPI_HAVE(vc_reduce_scatter_block, vc_ireduce_scatter_block), vc, why, comm,
-              req, NULL,
-              vc_ireduce_scatter_block(VCMPI_CBUF(sb), rb, (size_t)count, vdt, vop, vc, &vr),
-              vc_reduce_scatter_block(VCMPI_CBUF(sb), rb, (size_t)count, vdt, vop, vc));
-    return req ? PMPI_Ireduce_scatter_block(sb, rb, count, dt, op, comm, req)
-               : PMPI_Reduce_scatter_block(sb, rb, count, dt, op, comm);
-}
-
-int MPI_Reduce_scatter_block(const void *sb, void *rb, int count, MPI_Datatype dt,
-                             MPI_Op op, MPI_Comm comm)
-{
-    return reduce_scatter_block(sb, rb, count, dt, op, comm, NULL);
-}
-
-int MPI_Ireduce_scatter_block(const void *sb, void *rb, int count, MPI_Datatype dt,
-                              MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    return reduce_scatter_block(sb, rb, count, dt, op, comm, req);
-}
-
-static int reduce_scatter(const void *sb, void *rb, const int rcounts[], MPI_Datatype dt,
-                          MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    const char *why = NULL;
-    vc_dtype_t vdt;
-    vc_op_t vop;
-    size_t *cnt = NULL;
-    int n = 0;
-    vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !(why = map(0, dt, op, &vdt, &vop)) && !vc_comm_size(vc, &n))
-        why = vcmpi_vec(n, rcounts, NULL, 1, &cnt);
-    VCMPI_TRY(req ? FN_Ireduce_scatter : FN_Reduce_scatter,
-              VCMPI_HAVE(vc_reduce_scatter, vc_ireduce_scatter), vc, why, comm, req, cnt,
-              vc_ireduce_scatter(VCMPI_CBUF(sb), rb, cnt, vdt, vop, vc, &vr),
-              vc_reduce_scatter(VCMPI_CBUF(sb), rb, cnt, vdt, vop, vc));
-    return req ? PMPI_Ireduce_scatter(sb, rb, rcounts, dt, op, comm, req)
-               : PMPI_Reduce_scatter(sb, rb, rcounts, dt, op, comm);
-}
-
-int MPI_Reduce_scatter(const void *sb, void *rb, const int rcounts[], MPI_Datatype dt,
-                       MPI_Op op, MPI_Comm comm)
-{
-    return reduce_scatter(sb, rb, rcounts, dt, op, comm, NULL);
-}
-
-int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcounts[], MPI_Datatype dt,
-                        MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    return reduce_scatter(sb, rb, rcounts, dt, op, comm, req);
-}
-
-/* scan and exscan differ only in the vcoll call */
-static int scan(int ex, const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
-                MPI_Comm comm, MPI_Request *req)
-{
-    const char *why = NULL;
-    vc_dtype_t vdt;
-    vc_op_t vop;
-    vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = map(count, dt, op, &vdt, &vop);
-    const void *s = VCMPI_CBUF(sb);
-    size_t c = (size_t)count;
-    if (ex)
-        VCMPI_TRY(req ? FN_Iexscan : FN_Exscan, VCMPI_HAVE(vc_exscan, vc_iexscan), vc, why,
-                  comm, req, NULL, vc_iexscan(s, rb, c, vdt, vop, vc, &vr),
-                  vc_exscan(s, rb, c, vdt, vop, vc));
-    else
-        VCMPI_TRY(req ? FN_Iscan : FN_Scan, VCMPI_HAVE(vc_scan, vc_iscan), vc, why, comm,
-                  req, NULL, vc_iscan(s, rb, c, vdt, vop, vc, &vr),
-                  vc_scan(s, rb, c, vdt, vop, vc));
-    if (ex)
-        return req ? PMPI_Iexscan(sb, rb, count, dt, op, comm, req)
-                   : PMPI_Exscan(sb, rb, count, dt, op, comm);
-    return req ? PMPI_Iscan(sb, rb, count, dt, op, comm, req)
-               : PMPI_Scan(sb, rb, count, dt, op, comm);
+    return allred(0, sb, rb, count, dt, op, comm, req);
 }
 
 int MPI_Scan(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    return scan(0, sb, rb, count, dt, op, comm, NULL);
+    return allred(1, sb, rb, count, dt, op, comm, NULL);
 }
 
 int MPI_Iscan(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
               MPI_Request *req)
 {
-    return scan(0, sb, rb, count, dt, op, comm, req);
+    return allred(1, sb, rb, count, dt, op, comm, req);
 }
 
 int MPI_Exscan(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    return scan(1, sb, rb, count, dt, op, comm, NULL);
+    return allred(2, sb, rb, count, dt, op, comm, NULL);
 }
 
 int MPI_Iexscan(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
                 MPI_Comm comm, MPI_Request *req)
 {
-    return scan(1, sb, rb, count, dt, op, comm, req);
+    return allred(2, sb, rb, count, dt, op, comm, req);
+}
+
+/* Reduce_scatter(_block): the input is n blocks (in place: in rb), the
+ * output this rank's block at the start of rb. cnt: element counts per
+ * rank, or NULL for block (every rank count). */
+static int stage_rs(vcmpi_stage_t *s, int n, int me, const void *sb, void *rb, int count,
+                    const int *cnt, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
+                    const void **vs, void **vrb, size_t **vcnt)
+{
+    long long total = 0;
+    int mine = cnt ? 0 : count, err;
+    if (cnt) {
+        size_t *v = vcmpi_stage_alloc(s, (size_t)(n ? n : 1) * sizeof *v);
+        if (!v)
+            return MPI_ERR_NO_MEM;
+        for (int i = 0; i < n; i++) {
+            if (cnt[i] < 0)
+                return MPI_ERR_COUNT;
+            v[i] = (size_t)cnt[i] * ti->nv;
+            total += cnt[i];
+        }
+        mine = cnt[me];
+        *vcnt = v;
+    } else {
+        total = (long long)n * count;
+    }
+    if (total > 0x7fffffff)
+        return MPI_ERR_COUNT;
+    if (ti->direct) {
+        *vs = VCMPI_CBUF(sb);
+        *vrb = rb;
+        return MPI_SUCCESS;
+    }
+    if (sb == MPI_IN_PLACE) {
+        /* rb holds all n blocks in; vcoll leaves this rank's at its start */
+        char *p = vcmpi_stage_alloc(s, (size_t)total * ti->size);
+        if (!p)
+            return MPI_ERR_NO_MEM;
+        if ((err = vcmpi_pack(rb, (int)total, dt, ti, p)))
+            return err;
+        *vs = VC_IN_PLACE;
+        *vrb = p;
+        return vcmpi_stage_dst(s, rb, mine, dt, ti, 0, p);
+    }
+    if ((err = vcmpi_stage_src(s, sb, (int)total, dt, ti, vs)))
+        return err;
+    return vcmpi_stage_dst1(s, rb, mine, dt, ti, 0, vrb);
+}
+
+static int reduce_scatter_any(const void *sb, void *rb, int count, const int rcounts[],
+                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    const char *why = NULL;
+    vcmpi_stage_t s;
+    vcmpi_tinfo_t ti;
+    vc_op_t vop = VC_SUM;
+    const void *vs = NULL;
+    void *vrb = rb;
+    size_t n = 0, *cnt = NULL;
+    int err = 0, me = -1, np = 0;
+    vc_comm_t vc = vcmpi_comm(comm, &why);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &err)) && !err &&
+        !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &np))
+        err = stage_rs(&s, np, me, sb, rb, count, rcounts, dt, &ti, &vs, &vrb, &cnt);
+    if (rcounts) {
+        VCMPI_TRY(req ? FN_Ireduce_scatter : FN_Reduce_scatter,
+                  VCMPI_HAVE(vc_reduce_scatter, vc_ireduce_scatter), vc, why, comm, req, s, err,
+                  vc_ireduce_scatter(vs, vrb, cnt, ti.vtype, vop, vc, &vr),
+                  vc_reduce_scatter(vs, vrb, cnt, ti.vtype, vop, vc));
+        VCMPI_FALLBACK(req, PMPI_Ireduce_scatter(sb, rb, rcounts, dt, op, comm, R_),
+                       PMPI_Reduce_scatter(sb, rb, rcounts, dt, op, comm));
+    }
+    VCMPI_TRY(req ? FN_Ireduce_scatter_block : FN_Reduce_scatter_block,
+              VCMPI_HAVE(vc_reduce_scatter_block, vc_ireduce_scatter_block), vc, why, comm,
+              req, s, err, vc_ireduce_scatter_block(vs, vrb, n, ti.vtype, vop, vc, &vr),
+              vc_reduce_scatter_block(vs, vrb, n, ti.vtype, vop, vc));
+    VCMPI_FALLBACK(req, PMPI_Ireduce_scatter_block(sb, rb, count, dt, op, comm, R_),
+                   PMPI_Reduce_scatter_block(sb, rb, count, dt, op, comm));
+}
+
+int MPI_Reduce_scatter_block(const void *sb, void *rb, int count, MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_any(sb, rb, count, NULL, dt, op, comm, NULL);
+}
+
+int MPI_Ireduce_scatter_block(const void *sb, void *rb, int count, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_scatter_any(sb, rb, count, NULL, dt, op, comm, req);
+}
+
+int MPI_Reduce_scatter(const void *sb, void *rb, const int rcounts[], MPI_Datatype dt,
+                       MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_any(sb, rb, 0, rcounts, dt, op, comm, NULL);
+}
+
+int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcounts[], MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_scatter_any(sb, rb, 0, rcounts, dt, op, comm, req);
 }

@@ -3,10 +3,11 @@
  *
  * The application gets a generalized request (MPI_Grequest_start) and waits
  * on it with MPI's own calls, which are intercepted here: vcoll makes
- * progress only when called, so every wait/test first drives vcoll's
- * requests in the array, completes the generalized requests whose vcoll
- * operation is done, and lets MPI do the rest. Requests that are not ours
- * cost one empty-table check.
+ * progress only when called, so every wait/test drives all of vcoll's
+ * outstanding requests (not just the ones in its arguments: another rank
+ * may be waiting on one of them), completes the generalized requests whose
+ * vcoll operation is done, and lets MPI do the rest. With nothing of
+ * vcoll's outstanding, a call costs one counter read.
  */
 #include <stdlib.h>
 #include "vcmpi.h"
@@ -34,7 +35,17 @@ static int cancel_fn(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
-int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, void *keep, MPI_Request *req)
+static void stage_free(vcmpi_stage_t *st, int ok, int *err)
+{
+    if (!st)
+        return;
+    int rc = vcmpi_stage_finish(st, ok);
+    free(st);
+    if (rc && err && !*err)
+        *err = VC_ERR_NOMEM;     /* an unpack that failed: no data */
+}
+
+int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Request *req)
 {
     vcmpi_req_t *e = calloc(1, sizeof *e);
     int rc = e ? PMPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, req) : MPI_ERR_NO_MEM;
@@ -52,8 +63,9 @@ int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, void *keep, MPI_Request *req
             e->mreq = *req;
             e->vreq = vr;
             e->comm = comm;
-            e->keep = keep;
+            e->stage = st;
             vcmpi.reqs[vcmpi.nreq++] = e;
+            __atomic_fetch_add(&vcmpi.nactive, 1, __ATOMIC_RELEASE);
             e = NULL;
         } else {
             rc = MPI_ERR_NO_MEM;
@@ -66,7 +78,7 @@ int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, void *keep, MPI_Request *req
     }
     /* nowhere to keep it: finish the operation now, correct if not overlapped */
     int vrc = vc_wait(&vr, VC_STATUS_IGNORE);
-    free(keep);
+    stage_free(st, !vrc, &vrc);
     free(e);
     *req = MPI_REQUEST_NULL;
     if (vrc)
@@ -87,24 +99,65 @@ static vcmpi_req_t *find(MPI_Request r)
     return e;
 }
 
+/* called with poll_lock held: only one thread touches vcoll requests */
 static void complete(vcmpi_req_t *e, int vrc)
 {
-    e->done = 1;
+    stage_free(e->stage, !vrc, &vrc);
+    e->stage = NULL;
     e->err = vrc;
-    free(e->keep);
-    e->keep = NULL;
+    __atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_sub(&vcmpi.nactive, 1, __ATOMIC_RELEASE);
     PMPI_Grequest_complete(e->mreq);
 }
 
-/* drive e; block = wait for it */
-static void drive(vcmpi_req_t *e, int block)
+static void test_one(vcmpi_req_t *e)
 {
-    if (!e || e->done)
+    int flag = 1;
+    if (__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
         return;
-    int flag = 1, vrc = block ? vc_wait(&e->vreq, VC_STATUS_IGNORE)
-                              : vc_test(&e->vreq, &flag, VC_STATUS_IGNORE);
+    int vrc = vc_test(&e->vreq, &flag, VC_STATUS_IGNORE);
     if (flag || vrc)
         complete(e, vrc);
+}
+
+void vcmpi_poll(void)
+{
+    if (!__atomic_load_n(&vcmpi.nactive, __ATOMIC_ACQUIRE) ||
+        pthread_mutex_trylock(&vcmpi.poll_lock))
+        return;
+    pthread_mutex_lock(&vcmpi.lock);
+    /* the table may grow meanwhile (another thread starting one): copy */
+    int n = vcmpi.nreq;
+    vcmpi_req_t *few[16], **all = n <= 16 ? few : malloc((size_t)n * sizeof *all);
+    if (all)
+        for (int i = 0; i < n; i++)
+            all[i] = vcmpi.reqs[i];
+    pthread_mutex_unlock(&vcmpi.lock);
+    if (all) {
+        int events;
+        vc_poll(&events);
+        for (int i = 0; i < n; i++)
+            test_one(all[i]);
+        if (all != few)
+            free(all);
+    }
+    pthread_mutex_unlock(&vcmpi.poll_lock);
+}
+
+/* drive e; block = wait for it (vcoll's wait drives MPI through the idle
+   hook, and every other vcoll request through its progress) */
+static void drive(vcmpi_req_t *e, int block)
+{
+    if (!e || __atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+        return;
+    if (!block) {
+        vcmpi_poll();
+        return;
+    }
+    pthread_mutex_lock(&vcmpi.poll_lock);
+    if (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+        complete(e, vc_wait(&e->vreq, VC_STATUS_IGNORE));
+    pthread_mutex_unlock(&vcmpi.poll_lock);
 }
 
 /* MPI has freed e's request: forget it; its error, raised on its comm */
@@ -123,30 +176,21 @@ static int reap(vcmpi_req_t *e)
     return err ? vcmpi_error(comm, err) : MPI_SUCCESS;
 }
 
-/* ours among reqs[0..n): entries in *mine (index-aligned, NULL if not
-   ours); drives them; returns how many are still running, or -1 if none
-   is ours (*mine not allocated) */
-static int scan(int n, MPI_Request reqs[], vcmpi_req_t ***mine)
+/* ours among reqs[0..n) (index-aligned, NULL if not ours), or NULL when
+   none is */
+static vcmpi_req_t **ours(int n, const MPI_Request reqs[])
 {
-    *mine = NULL;
     if (!__atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) || n <= 0)
-        return -1;
-    int ours = 0, running = 0;
+        return NULL;
+    int k = 0;
     vcmpi_req_t **m = calloc((size_t)n, sizeof *m);
-    if (!m)
-        return -1;
-    for (int i = 0; i < n; i++)
-        if ((m[i] = find(reqs[i]))) {
-            ours++;
-            drive(m[i], 0);
-            running += !m[i]->done;
-        }
-    if (!ours) {
+    for (int i = 0; m && i < n; i++)
+        k += (m[i] = find(reqs[i])) != NULL;
+    if (!k) {
         free(m);
-        return -1;
+        m = NULL;
     }
-    *mine = m;
-    return running;
+    return m;
 }
 
 /* after MPI completed some of reqs: reap ours that it freed */
@@ -162,11 +206,27 @@ static int reap_freed(int n, MPI_Request reqs[], vcmpi_req_t **mine, int rc)
     return rc;
 }
 
+static int pending(void)
+{
+    return __atomic_load_n(&vcmpi.nactive, __ATOMIC_ACQUIRE) != 0;
+}
+
+int vcmpi_block(MPI_Request *req, MPI_Status *status)
+{
+    int flag = 0, rc = MPI_SUCCESS;
+    while (pending()) {
+        if ((rc = PMPI_Test(req, &flag, status)) != MPI_SUCCESS || flag)
+            return rc;
+        vcmpi_poll();
+    }
+    return PMPI_Wait(req, status);
+}
+
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(*req) : NULL;
     if (!e)
-        return PMPI_Wait(req, status);
+        return pending() ? vcmpi_block(req, status) : PMPI_Wait(req, status);
     drive(e, 1);
     int rc = PMPI_Wait(req, status);
     int err = reap(e);
@@ -176,9 +236,9 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
     vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(*req) : NULL;
+    vcmpi_poll();
     if (!e)
         return PMPI_Test(req, flag, status);
-    drive(e, 0);
     int rc = PMPI_Test(req, flag, status);
     if (rc == MPI_SUCCESS && *flag)
         rc = reap(e);
@@ -187,8 +247,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
-    vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(req) : NULL;
-    drive(e, 0);
+    vcmpi_poll();
     return PMPI_Request_get_status(req, flag, status);
 }
 
@@ -204,71 +263,65 @@ int MPI_Request_free(MPI_Request *req)
     return rc != MPI_SUCCESS ? rc : err;
 }
 
+/* The multi-request waits: while anything of vcoll's is outstanding (in
+ * the array or not), alternate MPI's test with a vcoll poll; then MPI's own
+ * wait does the rest. */
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-    vcmpi_req_t **mine;
-    int flag;
-    /* ours advance only when polled, MPI's when MPI is called: alternate
-       (a probe drives MPI's progress without completing anything) */
-    while (scan(n, reqs, &mine) > 0) {
-        free(mine);
-        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, vcmpi.priv, &flag, MPI_STATUS_IGNORE);
+    vcmpi_req_t **mine = ours(n, reqs);
+    int flag = 0, rc = MPI_SUCCESS;
+    while (pending()) {
+        vcmpi_poll();
+        if ((rc = PMPI_Testall(n, reqs, &flag, statuses)) != MPI_SUCCESS || flag)
+            return reap_freed(n, reqs, mine, rc);
     }
     return reap_freed(n, reqs, mine, PMPI_Waitall(n, reqs, statuses));
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
-    vcmpi_req_t **mine;
-    scan(n, reqs, &mine);
-    int rc = PMPI_Testall(n, reqs, flag, statuses);
-    return reap_freed(n, reqs, mine, rc);
+    vcmpi_req_t **mine = ours(n, reqs);
+    vcmpi_poll();
+    return reap_freed(n, reqs, mine, PMPI_Testall(n, reqs, flag, statuses));
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
-    vcmpi_req_t **mine;
-    scan(n, reqs, &mine);
-    int rc = PMPI_Testany(n, reqs, index, flag, status);
-    return reap_freed(n, reqs, mine, rc);
+    vcmpi_req_t **mine = ours(n, reqs);
+    vcmpi_poll();
+    return reap_freed(n, reqs, mine, PMPI_Testany(n, reqs, index, flag, status));
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-    vcmpi_req_t **mine;
-    int flag = 0, rc;
-    if (scan(n, reqs, &mine) < 0)
-        return PMPI_Waitany(n, reqs, index, status);
-    for (;;) {
-        rc = PMPI_Testany(n, reqs, index, &flag, status);
-        if (rc != MPI_SUCCESS || flag)
+    vcmpi_req_t **mine = ours(n, reqs);
+    int flag = 0, rc = MPI_SUCCESS;
+    while (pending()) {
+        vcmpi_poll();
+        if ((rc = PMPI_Testany(n, reqs, index, &flag, status)) != MPI_SUCCESS || flag)
             return reap_freed(n, reqs, mine, rc);
-        free(mine);
-        scan(n, reqs, &mine);
     }
+    return reap_freed(n, reqs, mine, PMPI_Waitany(n, reqs, index, status));
 }
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
-    vcmpi_req_t **mine;
-    scan(n, reqs, &mine);
-    int rc = PMPI_Testsome(n, reqs, outcount, indices, statuses);
-    return reap_freed(n, reqs, mine, rc);
+    vcmpi_req_t **mine = ours(n, reqs);
+    vcmpi_poll();
+    return reap_freed(n, reqs, mine, PMPI_Testsome(n, reqs, outcount, indices, statuses));
 }
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
                  MPI_Status statuses[])
 {
-    vcmpi_req_t **mine;
-    int rc;
-    if (scan(n, reqs, &mine) < 0)
-        return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
-    for (;;) {
-        rc = PMPI_Testsome(n, reqs, outcount, indices, statuses);
-        if (rc != MPI_SUCCESS || *outcount != 0)
+    vcmpi_req_t **mine = ours(n, reqs);
+    int rc = MPI_SUCCESS;
+    while (pending()) {
+        vcmpi_poll();
+        if ((rc = PMPI_Testsome(n, reqs, outcount, indices, statuses)) != MPI_SUCCESS ||
+            *outcount != 0)
             return reap_freed(n, reqs, mine, rc);
-        free(mine);
-        scan(n, reqs, &mine);
     }
+    return reap_freed(n, reqs, mine, PMPI_Waitsome(n, reqs, outcount, indices, statuses));
 }

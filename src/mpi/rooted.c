@@ -1,26 +1,44 @@
 /*
  * rooted.c -- data movement to or from a root: MPI_Bcast, Gather(v),
- * Scatter(v) and their non-blocking forms. vcoll moves the data as bytes,
- * so any contiguous datatype goes; sizes come from the arguments MPI says
- * are significant on this rank (the root's receive side, the others' send
- * side, and the reverse for scatter).
+ * Scatter(v) and their non-blocking forms. vcoll moves bytes; each rank
+ * stages its own side in whatever layout it has (stage.c), with sizes from
+ * the arguments MPI says are significant on this rank (the root's receive
+ * side, the others' send side, and the reverse for scatter). Every datatype
+ * goes to vcoll, so the ranks never split between vcoll and MPI.
  */
 #include <stdlib.h>
 #include "vcmpi.h"
+
+/* the type facts, or an error already in *err */
+static int tinfo(MPI_Datatype dt, int count, vcmpi_tinfo_t *ti, int *err)
+{
+    if (*err)
+        return *err;
+    if (vcmpi_tinfo(dt, ti))
+        *err = MPI_ERR_TYPE;
+    else if (count < 0)
+        *err = MPI_ERR_COUNT;
+    return *err;
+}
 
 static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  MPI_Request *req)
 {
     const char *why = NULL;
-    size_t b = 0;
+    vcmpi_stage_t st;
+    vcmpi_tinfo_t ti;
+    void *b = buf;
+    int err = 0, me = -1;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc)
-        why = vcmpi_bytes(count, dt, &b);
+    vcmpi_stage_init(&st, comm, req != NULL);
+    if (vc && !why && !tinfo(dt, count, &ti, &err) && !vc_comm_rank(vc, &me))
+        err = vcmpi_stage_dst1(&st, buf, count, dt, &ti, me == root, &b);
+    size_t n = err ? 0 : (size_t)count * ti.size;
     VCMPI_TRY(req ? FN_Ibcast : FN_Bcast, VCMPI_HAVE(vc_bcast, vc_ibcast), vc, why, comm, req,
-              NULL, vc_ibcast(buf, b, VC_BYTE, root, vc, &vr),
-              vc_bcast(buf, b, VC_BYTE, root, vc));
-    return req ? PMPI_Ibcast(buf, count, dt, root, comm, req)
-               : PMPI_Bcast(buf, count, dt, root, comm);
+              st, err, vc_ibcast(b, n, VC_BYTE, root, vc, &vr),
+              vc_bcast(b, n, VC_BYTE, root, vc));
+    VCMPI_FALLBACK(req, PMPI_Ibcast(buf, count, dt, root, comm, R_),
+                   PMPI_Bcast(buf, count, dt, root, comm));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
@@ -34,34 +52,62 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     return bcast(buf, count, dt, root, comm, req);
 }
 
-/* bytes per rank of a gather (scatter: swap the sides); at the root the
-   receive type must be contiguous too */
-static const char *block(int at_root, const void *mybuf, int mycount, MPI_Datatype mytype,
-                         int rootcount, MPI_Datatype roottype, size_t *bytes)
+/* Gather and scatter: gather = 1 moves the many side (the root's rb/rc/rt)
+ * in, scatter = 0 out. one/oc/ot is every rank's own block (sb of gather,
+ * rb of scatter; MPI_IN_PLACE at the root), many/mc/mt the root's. Writes
+ * where vcoll reads and writes and the bytes per rank. */
+static int stage_rooted(vcmpi_stage_t *st, int gather, int at_root, int n, int root,
+                        const void *one, int oc, MPI_Datatype ot, const void *many, int mc,
+                        MPI_Datatype mt, const void **vone, void **vmany, size_t *b)
 {
-    size_t b2;
-    if (!at_root)
-        return vcmpi_bytes(mycount, mytype, bytes);
-    const char *why = vcmpi_bytes(rootcount, roottype, bytes);
-    if (!why && mybuf != MPI_IN_PLACE)
-        why = vcmpi_bytes(mycount, mytype, &b2);
-    return why;
+    vcmpi_tinfo_t ti, tm;
+    int err = 0;
+    *vone = VC_IN_PLACE;
+    *vmany = NULL;
+    if (at_root && !tinfo(mt, mc, &tm, &err)) {
+        *b = (size_t)mc * tm.size;
+        void *out;
+        /* in place: the root's own block is already in the many buffer */
+        int load = gather && one == MPI_IN_PLACE;
+        if (gather)
+            err = vcmpi_stage_dst1(st, (void *)many, n * mc, mt, &tm, load, &out);
+        else
+            err = vcmpi_stage_src(st, many, n * mc, mt, &tm, (const void **)&out);
+        *vmany = out;
+        (void)root;
+    }
+    if (!err && one != MPI_IN_PLACE && !tinfo(ot, oc, &ti, &err)) {
+        if (!at_root)
+            *b = (size_t)oc * ti.size;
+        if (gather) {
+            err = vcmpi_stage_src(st, one, oc, ot, &ti, vone);
+        } else {
+            void *o;
+            err = vcmpi_stage_dst1(st, (void *)one, oc, ot, &ti, 0, &o);
+            *vone = o;
+        }
+    }
+    return err;
 }
 
 static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                   int root, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
+    vcmpi_stage_t s;
+    const void *vs = NULL;
+    void *vr_ = NULL;
     size_t b = 0;
-    int me = -1;
+    int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !vc_comm_rank(vc, &me))
-        why = block(me == root, sb, sc, st, rc, rt, &b);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
+        err = stage_rooted(&s, 1, me == root, n, root, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
     VCMPI_TRY(req ? FN_Igather : FN_Gather, VCMPI_HAVE(vc_gather, vc_igather), vc, why, comm,
-              req, NULL, vc_igather(VCMPI_CBUF(sb), rb, b, VC_BYTE, root, vc, &vr),
-              vc_gather(VCMPI_CBUF(sb), rb, b, VC_BYTE, root, vc));
-    return req ? PMPI_Igather(sb, sc, st, rb, rc, rt, root, comm, req)
-               : PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
+              req, s, err, vc_igather(vs, vr_, b, VC_BYTE, root, vc, &vr),
+              vc_gather(vs, vr_, b, VC_BYTE, root, vc));
+    VCMPI_FALLBACK(req, PMPI_Igather(sb, sc, st, rb, rc, rt, root, comm, R_),
+                   PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm));
 }
 
 int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
@@ -80,16 +126,22 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
                    int root, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
+    vcmpi_stage_t s;
+    const void *vone = NULL;
+    void *vmany = NULL;
     size_t b = 0;
-    int me = -1;
+    int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !vc_comm_rank(vc, &me))
-        why = block(me == root, rb, rc, rt, sc, st, &b);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
+        err = stage_rooted(&s, 0, me == root, n, root, rb, rc, rt, sb, sc, st, &vone, &vmany,
+                           &b);
+    void *vrb = (void *)vone;
     VCMPI_TRY(req ? FN_Iscatter : FN_Scatter, VCMPI_HAVE(vc_scatter, vc_iscatter), vc, why,
-              comm, req, NULL, vc_iscatter(sb, VCMPI_BUF(rb), b, VC_BYTE, root, vc, &vr),
-              vc_scatter(sb, VCMPI_BUF(rb), b, VC_BYTE, root, vc));
-    return req ? PMPI_Iscatter(sb, sc, st, rb, rc, rt, root, comm, req)
-               : PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
+              comm, req, s, err, vc_iscatter(vmany, vrb, b, VC_BYTE, root, vc, &vr),
+              vc_scatter(vmany, vrb, b, VC_BYTE, root, vc));
+    VCMPI_FALLBACK(req, PMPI_Iscatter(sb, sc, st, rb, rc, rt, root, comm, R_),
+                   PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm));
 }
 
 int MPI_Scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
@@ -104,40 +156,77 @@ int MPI_Iscatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_
     return scatter(sb, sc, st, rb, rc, rt, root, comm, req);
 }
 
-/* the vector side at the root: counts and displacements in bytes */
-static const char *vside(vc_comm_t vc, const int *cnt, const int *dsp, MPI_Datatype dt,
-                         size_t **out)
+/* The root's vector side: counts and displacements in bytes into one
+ * malloc'd block owned by the stage (*cnt, then *dsp); the data where the
+ * user has it when the type is contiguous, else packed block by block into
+ * a temporary (load/unpack per block). in = the blocks are vcoll's input
+ * (scatterv), out = its output (gatherv); both for in-place gathers. */
+static int stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt, const int *dsp,
+                     MPI_Datatype dt, int in, int out, void **vbuf, size_t **vcnt,
+                     size_t **vdsp)
 {
-    size_t unit;
-    int n;
-    const char *why = vcmpi_contig(dt, &unit);
-    if (why)
-        return why;
-    if (vc_comm_size(vc, &n))
-        return "invalid communicator";
-    return vcmpi_vec(n, cnt, dsp, unit, out);
+    vcmpi_tinfo_t ti;
+    int err = 0;
+    size_t *v = vcmpi_stage_alloc(s, 2 * (size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    if (tinfo(dt, 0, &ti, &err))
+        return err;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (cnt[i] < 0)
+            return MPI_ERR_COUNT;
+        v[i] = (size_t)cnt[i] * ti.size;
+        v[n + i] = ti.contig ? (size_t)((MPI_Aint)dsp[i] * ti.extent) : total;
+        total += v[i];
+    }
+    *vcnt = v;
+    *vdsp = v + n;
+    if (ti.contig) {
+        *vbuf = (char *)buf + ti.true_lb;
+        return MPI_SUCCESS;
+    }
+    char *p = vcmpi_stage_alloc(s, total);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *vbuf = p;
+    for (int i = 0; i < n && !err; i++) {
+        char *user = (char *)buf + (MPI_Aint)dsp[i] * ti.extent;
+        if (out)
+            err = vcmpi_stage_dst(s, user, cnt[i], dt, &ti, in, p + v[n + i]);
+        else
+            err = vcmpi_pack(user, cnt[i], dt, &ti, p + v[n + i]);
+    }
+    return err;
 }
 
 static int gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
                    const int ds[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
-    size_t b = 0, *v = NULL;
-    int me = -1, n = 0;
+    vcmpi_stage_t s;
+    vcmpi_tinfo_t ti;
+    const void *vs = VC_IN_PLACE;
+    void *vrb = NULL;
+    size_t b = 0, *vc_cnt = NULL, *vc_dsp = NULL;
+    int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n)) {
-        if (sb != MPI_IN_PLACE || me != root)
-            why = vcmpi_bytes(sc, st, &b);
-        if (!why && me == root)
-            why = vside(vc, rcs, ds, rt, &v);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n)) {
+        if (sb != MPI_IN_PLACE && !tinfo(st, sc, &ti, &err)) {
+            b = (size_t)sc * ti.size;
+            err = vcmpi_stage_src(&s, sb, sc, st, &ti, &vs);
+        }
+        if (!err && me == root)
+            err = stage_vec(&s, n, rb, rcs, ds, rt, sb == MPI_IN_PLACE, 1, &vrb, &vc_cnt,
+                            &vc_dsp);
     }
-    const size_t *vc_cnt = v, *vc_dsp = v ? v + n : NULL;
     VCMPI_TRY(req ? FN_Igatherv : FN_Gatherv, VCMPI_HAVE(vc_gatherv, vc_igatherv), vc, why,
-              comm, req, v,
-              vc_igatherv(VCMPI_CBUF(sb), b, rb, vc_cnt, vc_dsp, VC_BYTE, root, vc, &vr),
-              vc_gatherv(VCMPI_CBUF(sb), b, rb, vc_cnt, vc_dsp, VC_BYTE, root, vc));
-    return req ? PMPI_Igatherv(sb, sc, st, rb, rcs, ds, rt, root, comm, req)
-               : PMPI_Gatherv(sb, sc, st, rb, rcs, ds, rt, root, comm);
+              comm, req, s, err,
+              vc_igatherv(vs, b, vrb, vc_cnt, vc_dsp, VC_BYTE, root, vc, &vr),
+              vc_gatherv(vs, b, vrb, vc_cnt, vc_dsp, VC_BYTE, root, vc));
+    VCMPI_FALLBACK(req, PMPI_Igatherv(sb, sc, st, rb, rcs, ds, rt, root, comm, R_),
+                   PMPI_Gatherv(sb, sc, st, rb, rcs, ds, rt, root, comm));
 }
 
 int MPI_Gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
@@ -156,22 +245,27 @@ static int scatterv(const void *sb, const int scs[], const int ds[], MPI_Datatyp
                     int rc, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
     const char *why = NULL;
-    size_t b = 0, *v = NULL;
-    int me = -1, n = 0;
+    vcmpi_stage_t s;
+    vcmpi_tinfo_t ti;
+    void *vrb = VC_IN_PLACE, *vsb = NULL;
+    size_t b = 0, *vc_cnt = NULL, *vc_dsp = NULL;
+    int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (vc && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n)) {
-        if (rb != MPI_IN_PLACE || me != root)
-            why = vcmpi_bytes(rc, rt, &b);
-        if (!why && me == root)
-            why = vside(vc, scs, ds, st, &v);
+    vcmpi_stage_init(&s, comm, req != NULL);
+    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n)) {
+        if (rb != MPI_IN_PLACE && !tinfo(rt, rc, &ti, &err)) {
+            b = (size_t)rc * ti.size;
+            err = vcmpi_stage_dst1(&s, rb, rc, rt, &ti, 0, &vrb);
+        }
+        if (!err && me == root)
+            err = stage_vec(&s, n, sb, scs, ds, st, 1, 0, &vsb, &vc_cnt, &vc_dsp);
     }
-    const size_t *vc_cnt = v, *vc_dsp = v ? v + n : NULL;
     VCMPI_TRY(req ? FN_Iscatterv : FN_Scatterv, VCMPI_HAVE(vc_scatterv, vc_iscatterv), vc, why,
-              comm, req, v,
-              vc_iscatterv(sb, vc_cnt, vc_dsp, VCMPI_BUF(rb), b, VC_BYTE, root, vc, &vr),
-              vc_scatterv(sb, vc_cnt, vc_dsp, VCMPI_BUF(rb), b, VC_BYTE, root, vc));
-    return req ? PMPI_Iscatterv(sb, scs, ds, st, rb, rc, rt, root, comm, req)
-               : PMPI_Scatterv(sb, scs, ds, st, rb, rc, rt, root, comm);
+              comm, req, s, err,
+              vc_iscatterv(vsb, vc_cnt, vc_dsp, vrb, b, VC_BYTE, root, vc, &vr),
+              vc_scatterv(vsb, vc_cnt, vc_dsp, vrb, b, VC_BYTE, root, vc));
+    VCMPI_FALLBACK(req, PMPI_Iscatterv(sb, scs, ds, st, rb, rc, rt, root, comm, R_),
+                   PMPI_Scatterv(sb, scs, ds, st, rb, rc, rt, root, comm));
 }
 
 int MPI_Scatterv(const void *sb, const int scs[], const int ds[], MPI_Datatype st, void *rb,

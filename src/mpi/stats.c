@@ -40,23 +40,37 @@ void vcmpi_fallback(int fn, const char *why)
 }
 
 int vcmpi_finish(int fn, MPI_Comm comm, int rc, MPI_Request *req, vc_request_t vr,
-                 void *keep, int *ret)
+                 vcmpi_stage_t *st, int *ret)
 {
     /* refusals of the arguments themselves, before any traffic */
     if (rc == VC_ERR_DTYPE || rc == VC_ERR_OP || rc == VC_ERR_UNSUPPORTED) {
-        free(keep);
+        vcmpi_stage_finish(st, 0);
         vcmpi_fallback(fn, vc_strerror(rc));
         return 0;
     }
     count(&vcmpi.taken[fn]);
     if (rc) {
-        free(keep);
+        vcmpi_stage_finish(st, 0);
         *ret = vcmpi_error(comm, rc);
     } else if (req) {
-        *ret = vcmpi_req_start(comm, vr, keep, req);
+        vcmpi_stage_t *h = NULL;
+        if (st->nun || st->nfree || st->ndup) {
+            if ((h = malloc(sizeof *h)))
+                *h = *st;
+            else {
+                /* nowhere to keep it: finish now, correct if not overlapped */
+                int vrc = vc_wait(&vr, VC_STATUS_IGNORE);
+                int urc = vcmpi_stage_finish(st, !vrc);
+                *req = MPI_REQUEST_NULL;
+                *ret = vrc ? vcmpi_error(comm, vrc) : urc ? vcmpi_mpi_error(comm, urc)
+                                                         : MPI_SUCCESS;
+                return 1;
+            }
+        }
+        *ret = vcmpi_req_start(comm, vr, h, req);
     } else {
-        free(keep);
-        *ret = MPI_SUCCESS;
+        int urc = vcmpi_stage_finish(st, 1);
+        *ret = urc ? vcmpi_mpi_error(comm, urc) : MPI_SUCCESS;
     }
     return 1;
 }

@@ -5,8 +5,10 @@
  * Built once per MPI from the same sources. Every intercepted call either
  * runs on vcoll ("taken") or hands the very same arguments to PMPI_*
  * ("fallback"); the choice must come out the same on every rank of the
- * communicator, so it only looks at what MPI requires to match there
- * (communicator, reduction datatype and op, contiguity of the data).
+ * communicator, so it only looks at what MPI requires to match there: the
+ * call, the communicator (whether it has a twin), and for reductions the
+ * datatype and op. Never at one rank's memory layout or sizes: data of any
+ * layout is packed locally around the vcoll call (stage.c).
  */
 #ifndef VCMPI_H
 #define VCMPI_H
@@ -22,7 +24,7 @@
 #define VCMPI_FUNCS(X) \
     X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Allgather) X(Allgatherv) \
     X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Alltoall) X(Alltoallv) \
-    X(Reduce_scatter) X(Reduce_scatter_block) X(Scan) X(Exscan) \
+    X(Reduce_scatter) X(Reduce_scatter_block) X(Scan) X(Exscan) X(Alltoallw) \
     X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Iallgather) X(Iallgatherv) \
     X(Igather) X(Igatherv) X(Iscatter) X(Iscatterv) X(Ialltoall) X(Ialltoallv) \
     X(Ireduce_scatter) X(Ireduce_scatter_block) X(Iscan) X(Iexscan)
@@ -41,17 +43,53 @@ typedef struct vcmpi_comm {
     struct vcmpi_comm *prev, *next;
 } vcmpi_comm_t;
 
+/* What vcoll needs of a datatype (types.c), the same on every rank that
+   has the same type. */
+enum { VCMPI_OPS_ALL, VCMPI_OPS_LOGICAL, VCMPI_OPS_SUM };
+typedef struct vcmpi_tinfo {
+    size_t size;             /* bytes of data per element (packed) */
+    MPI_Aint extent, true_lb;
+    int contig;              /* elements back to back, no holes: no packing */
+    int red;                 /* reducible on vcoll: nv elements of vtype each */
+    int direct;              /* ... in place as MPI lays it out (predefined) */
+    int kind;                /* VCMPI_OPS_*: which ops */
+    vc_dtype_t vtype;
+    size_t nv;
+} vcmpi_tinfo_t;
+
+/* stage.c: a call's data as vcoll sees it, and the unpacks and frees due
+   when the call is over (at once, or at a non-blocking call's completion) */
+typedef struct vcmpi_unpack {
+    char *packed;
+    void *user;
+    int count;
+    MPI_Datatype dt;
+    vcmpi_tinfo_t ti;
+} vcmpi_unpack_t;
+#define VCMPI_STAGE_FREES 8
+#define VCMPI_STAGE_DUPS 2
+typedef struct vcmpi_stage {
+    MPI_Comm comm;
+    int nonblocking;         /* datatypes must outlive the call: dup'ed */
+    vcmpi_unpack_t *un;
+    int nun, capun;
+    void *frees[VCMPI_STAGE_FREES];
+    int nfree;
+    MPI_Datatype dup[VCMPI_STAGE_DUPS], dup_of[VCMPI_STAGE_DUPS];
+    int ndup;
+} vcmpi_stage_t;
+
 /* a non-blocking collective in flight: a generalized MPI request the
    application waits on, completed when vcoll's request is */
 typedef struct vcmpi_req {
     MPI_Request mreq;
     vc_request_t vreq;
     MPI_Comm comm;
-    void *keep;              /* converted count arrays, freed at completion */
+    vcmpi_stage_t *stage;    /* unpacked and freed at completion */
     int done, err;
 } vcmpi_req_t;
 
-#define VCMPI_NTYPES 40
+#define VCMPI_NTYPES 56
 
 /* The drop-in's state. The interposed MPI_* entry points are free functions
  * with MPI's signatures, so this one struct is where they find it. */
@@ -68,73 +106,126 @@ struct vcmpi {
     vcmpi_comm_t *comms;     /* every twin made, to free at MPI_Finalize */
     vcmpi_req_t **reqs;
     int nreq, capreq;
+    int nactive;             /* reqs not yet complete (atomic) */
     pthread_mutex_t lock;    /* comms, reqs, next_tag */
+    pthread_mutex_t poll_lock;   /* one thread drives vcoll's requests */
     uint64_t taken[FN_COUNT], fallback[FN_COUNT];
     /* types.c: predefined MPI types vcoll reduces, filled at MPI_Init
        (MPICH's handles are constants, Open MPI's are addresses: both
        compare with ==) */
-    struct { MPI_Datatype mpi; vc_dtype_t vc; } types[VCMPI_NTYPES];
+    struct { MPI_Datatype mpi; vc_dtype_t vc; int mult, kind; } types[VCMPI_NTYPES];
     int ntypes;
+    int type_keyval;         /* vcmpi_tinfo_t cached on derived types */
 };
 extern struct vcmpi vcmpi;
 
-/* comm.c: the vcoll twin of comm, created on first use; VC_COMM_NULL with
-   *why set when this call must fall back */
+/* comm.c: the vcoll twin of comm, made by its constructor; VC_COMM_NULL
+   with *why set when this call must fall back */
 vc_comm_t vcmpi_comm(MPI_Comm comm, const char **why);
+void vcmpi_comm_made(MPI_Comm newcomm);
 int vcmpi_comm_setup(void);
 void vcmpi_comm_free_all(void);
 
 /* types.c */
 void vcmpi_types_setup(void);
-/* contiguous data of any type: its size in bytes per element */
-const char *vcmpi_contig(MPI_Datatype dt, size_t *size);
-/* bytes of count elements, NULL or why not */
-const char *vcmpi_bytes(int count, MPI_Datatype dt, size_t *bytes);
-const char *vcmpi_rdtype(MPI_Datatype dt, vc_dtype_t *out);
-const char *vcmpi_op(MPI_Op op, vc_op_t *out);
-/* n counts (and displacements, if dsp) scaled by unit into one malloc'd
-   block *out: counts first, then displacements */
-const char *vcmpi_vec(int n, const int *cnt, const int *dsp, size_t unit, size_t **out);
+const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti);
+const char *vcmpi_op(MPI_Op op, const vcmpi_tinfo_t *ti, vc_op_t *out);
+
+/* stage.c. src: count elements to send, *out where vcoll reads them
+   (packed if need be). dst1: where vcoll writes count elements (a temporary
+   unpacked at finish when not contiguous; load = pack the current contents
+   first, for in-place data). dst: the same into a temporary of the caller's
+   (stage_alloc), for the blocks of a v-collective. MPI error codes. */
+void vcmpi_stage_init(vcmpi_stage_t *s, MPI_Comm comm, int nonblocking);
+void *vcmpi_stage_alloc(vcmpi_stage_t *s, size_t bytes);
+int vcmpi_stage_src(vcmpi_stage_t *s, const void *buf, int count, MPI_Datatype dt,
+                    const vcmpi_tinfo_t *ti, const void **out);
+int vcmpi_stage_dst1(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
+                     const vcmpi_tinfo_t *ti, int load, void **out);
+int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
+                    const vcmpi_tinfo_t *ti, int load, char *packed);
+/* count elements into packed, now */
+int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
+               char *packed);
+/* ok: unpack (the call succeeded); then free everything */
+int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
 
 #define VCMPI_BUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (void *)(b))
 #define VCMPI_CBUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (const void *)(b))
 
 /* error.c: vcoll error -> MPI error class through comm's error handler */
 int vcmpi_error(MPI_Comm comm, int vcrc);
+/* an MPI error class of the drop-in's own, the same way */
+int vcmpi_mpi_error(MPI_Comm comm, int cls);
 
-/* request.c */
-int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, void *keep, MPI_Request *req);
+/* request.c: st is a heap stage (or NULL), owned by the request */
+int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Request *req);
+/* progress.c: drive vcoll's outstanding requests once (any thread; skips
+   when another thread is at it) */
+void vcmpi_poll(void);
+/* wait for an MPI request while vcoll's requests keep moving */
+int vcmpi_block(MPI_Request *req, MPI_Status *status);
+void vcmpi_progress_setup(void);
 
 /* stats.c */
 void vcmpi_fallback(int fn, const char *why);
 /* The end of a vcoll attempt. Returns 0 when vcoll refused the arguments
    before any communication (arithmetic on MPI_BYTE and the like: the same
    refusal on every rank), so the caller falls back; otherwise 1, with the
-   MPI return code in *ret. req = NULL for a blocking call. */
+   MPI return code in *ret. req = NULL for a blocking call. st: the call's
+   stage, finished here (blocking) or handed to the request. */
 int vcmpi_finish(int fn, MPI_Comm comm, int rc, MPI_Request *req, vc_request_t vr,
-                 void *keep, int *ret);
+                 vcmpi_stage_t *st, int *ret);
 void vcmpi_report(void);
 
-/* The body every intercepted collective shares: fall back when vc is NULL,
- * why is set or the entry point is missing from this libvcoll; otherwise
- * run the non-blocking (icall, which writes &vr) or blocking (bcall) form
- * and return unless vcoll refused the arguments. keep is freed or handed to
- * the request. The caller's PMPI_* call follows. */
-#define VCMPI_TRY(fn, have, vc, why, comm, req, keep, icall, bcall)               \
+/* The body every intercepted collective shares. vc: the twin (or
+ * VC_COMM_NULL, why set); stage: what the caller prepared (err: an MPI
+ * error while preparing it, raised on this rank alone: MPI_ERR_NO_MEM is
+ * not a reason to fall back, which other ranks would not do). Runs the
+ * non-blocking (icall, which writes &vr) or blocking (bcall) form and
+ * returns unless vcoll refused the arguments; the caller's PMPI_* call
+ * follows. */
+#define VCMPI_TRY(fn, have, vc, why, comm, req, stage, err, icall, bcall)          \
     do {                                                                        \
         int ret_, rc_;                                                          \
         vc_request_t vr = VC_REQUEST_NULL;                                      \
         if (!(have) && !(why))                                                  \
             (why) = "not in this libvcoll";                                     \
         if ((vc) == VC_COMM_NULL || (why)) {                                    \
-            free(keep);                                                         \
+            vcmpi_stage_finish(&(stage), 0);                                    \
             vcmpi_fallback(fn, why);                                            \
             break;                                                              \
         }                                                                       \
+        if (err) {                                                              \
+            vcmpi_stage_finish(&(stage), 0);                                    \
+            return vcmpi_mpi_error(comm, err);                                  \
+        }                                                                       \
         rc_ = (req) ? (icall) : (bcall);                                        \
-        if (vcmpi_finish(fn, comm, rc_, req, vr, keep, &ret_))                  \
+        if (vcmpi_finish(fn, comm, rc_, req, vr, &(stage), &ret_))              \
             return ret_;                                                        \
     } while (0)
+static inline int vcmpi_pending(void)
+{
+    return __atomic_load_n(&vcmpi.nactive, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The fallback: the non-blocking form (icall, whose request argument is
+ * written R_) for a non-blocking call; for a blocking one the plain call
+ * (bcall), unless vcoll requests are outstanding: then the non-blocking
+ * form and a wait that keeps them moving (progress.c). */
+#define VCMPI_FALLBACK(req, icall, bcall)                                       \
+    do {                                                                        \
+        MPI_Request *R_ = (req), r_;                                            \
+        int rc_;                                                                \
+        if (R_)                                                                 \
+            return icall;                                                       \
+        if (!vcmpi_pending())                                                   \
+            return bcall;                                                       \
+        R_ = &r_;                                                               \
+        rc_ = icall;                                                            \
+        return rc_ != MPI_SUCCESS ? rc_ : vcmpi_block(R_, MPI_STATUS_IGNORE);   \
+    } while (0)
+
 void vcmpi_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

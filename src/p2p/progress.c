@@ -83,8 +83,26 @@ void vc_coll_activate(struct vc_request *r)
     p2p_queue_push(&vc_ctx.p2p->coll, r);
 }
 
+/* the idle hook runs at most once per this many idle polls: often enough
+   that a peer library's message moves within microseconds, rarely enough
+   that its cost (an MPI progress call) stays out of vcoll's own latency */
+#define IDLE_HOOK_EVERY 8
+
+static __thread int in_idle_hook;
+
+static void idle_hook(unsigned idle)
+{
+    void (*fn)(void *) = __atomic_load_n(&vc_ctx.idle_hook.fn, __ATOMIC_ACQUIRE);
+    if (!fn || in_idle_hook || (idle % IDLE_HOOK_EVERY))
+        return;
+    in_idle_hook = 1;
+    fn(vc_ctx.idle_hook.arg);
+    in_idle_hook = 0;
+}
+
 void vc_backoff(unsigned *idle)
 {
+    idle_hook(*idle);
     if (vc_ctx.thread_multiple) {
         /* every wait loop comes through here: the one place where other
            threads get the lock while this one waits */

@@ -1,0 +1,174 @@
+/*
+ * stage.c -- any MPI datatype on vcoll, which moves bytes.
+ *
+ * MPI only asks the ranks of a collective to agree on type signatures, not
+ * layouts: a root may gather into a strided column while the others send
+ * MPI_DOUBLE. So whether a call runs on vcoll must not depend on a rank's
+ * layout; instead each rank stages its own data: contiguous data is used
+ * where it lies, anything else is packed into a temporary before the call
+ * and unpacked from one after it. The packed form of a signature is the
+ * same bytes on every rank, whatever the layouts.
+ *
+ * A stage collects what must happen after the vcoll call (unpacks, frees)
+ * so a non-blocking call can carry it to its completion.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vcmpi.h"
+
+/* PMPI_Pack and PMPI_Unpack count in int: go in chunks of at most this
+   many bytes (whole elements), so no size overflows them */
+#define CHUNK_BYTES ((size_t)1 << 30)
+
+static int add_free(vcmpi_stage_t *s, void *p)
+{
+    if (s->nfree == VCMPI_STAGE_FREES) {
+        free(p);
+        return MPI_ERR_INTERN;
+    }
+    s->frees[s->nfree++] = p;
+    return MPI_SUCCESS;
+}
+
+/* pack (dir 0) or unpack (dir 1) count elements between user and packed */
+static int copy(int dir, void *user, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
+                char *packed)
+{
+    size_t per = ti->size ? CHUNK_BYTES / ti->size : (size_t)count;
+    if (per == 0)
+        per = 1;
+    for (size_t done = 0; done < (size_t)count;) {
+        size_t k = (size_t)count - done < per ? (size_t)count - done : per;
+        char *u = (char *)user + (MPI_Aint)done * ti->extent;
+        char *p = packed + done * ti->size;
+        int pos = 0, rc;
+        if (k * ti->size > INT_MAX)   /* one element larger than INT_MAX */
+            return MPI_ERR_COUNT;
+        if (dir == 0)
+            rc = PMPI_Pack(u, (int)k, dt, p, (int)(k * ti->size), &pos, vcmpi.priv);
+        else
+            rc = PMPI_Unpack(p, (int)(k * ti->size), &pos, u, (int)k, dt, vcmpi.priv);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        done += k;
+    }
+    return MPI_SUCCESS;
+}
+
+int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
+               char *packed)
+{
+    return copy(0, (void *)buf, count, dt, ti, packed);
+}
+
+void vcmpi_stage_init(vcmpi_stage_t *s, MPI_Comm comm, int nonblocking)
+{
+    memset(s, 0, sizeof *s);
+    s->comm = comm;
+    s->nonblocking = nonblocking;
+}
+
+void *vcmpi_stage_alloc(vcmpi_stage_t *s, size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p && add_free(s, p))
+        p = NULL;
+    return p;
+}
+
+int vcmpi_stage_src(vcmpi_stage_t *s, const void *buf, int count, MPI_Datatype dt,
+                    const vcmpi_tinfo_t *ti, const void **out)
+{
+    if (ti->contig || count == 0) {
+        *out = (const char *)buf + ti->true_lb;
+        return MPI_SUCCESS;
+    }
+    char *p = vcmpi_stage_alloc(s, (size_t)count * ti->size);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *out = p;
+    return copy(0, (void *)buf, count, dt, ti, p);
+}
+
+/* the datatype must outlive a non-blocking call: MPI lets the program free
+   it right after starting one; one dup per original */
+static int keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept)
+{
+    int ni, na, nd, comb;
+    *kept = dt;
+    if (!s->nonblocking || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+        comb == MPI_COMBINER_NAMED)
+        return MPI_SUCCESS;
+    for (int i = 0; i < s->ndup; i++)
+        if (s->dup_of[i] == dt) {
+            *kept = s->dup[i];
+            return MPI_SUCCESS;
+        }
+    if (s->ndup == VCMPI_STAGE_DUPS)
+        return MPI_ERR_INTERN;
+    int rc = PMPI_Type_dup(dt, kept);
+    if (rc == MPI_SUCCESS) {
+        s->dup_of[s->ndup] = dt;
+        s->dup[s->ndup++] = *kept;
+    }
+    return rc;
+}
+
+int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
+                    const vcmpi_tinfo_t *ti, int load, char *packed)
+{
+    if (s->nun == s->capun) {
+        int cap = s->capun ? 2 * s->capun : 4;
+        vcmpi_unpack_t *n = realloc(s->un, (size_t)cap * sizeof *n);
+        if (!n)
+            return MPI_ERR_NO_MEM;
+        s->un = n;
+        s->capun = cap;
+    }
+    vcmpi_unpack_t *u = &s->un[s->nun];
+    int rc = load ? copy(0, buf, count, dt, ti, packed) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = keep_type(s, dt, &u->dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    u->packed = packed;
+    u->user = buf;
+    u->count = count;
+    u->ti = *ti;
+    s->nun++;
+    return MPI_SUCCESS;
+}
+
+int vcmpi_stage_dst1(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
+                     const vcmpi_tinfo_t *ti, int load, void **out)
+{
+    if (ti->contig || count == 0) {
+        *out = (char *)buf + ti->true_lb;
+        return MPI_SUCCESS;
+    }
+    char *p = vcmpi_stage_alloc(s, (size_t)count * ti->size);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *out = p;
+    return vcmpi_stage_dst(s, buf, count, dt, ti, load, p);
+}
+
+int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->nun; i++) {
+        vcmpi_unpack_t *u = &s->un[i];
+        int r = ok ? copy(1, u->user, u->count, u->dt, &u->ti, u->packed) : MPI_SUCCESS;
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = r;
+    }
+    for (int i = 0; i < s->ndup; i++)
+        PMPI_Type_free(&s->dup[i]);
+    for (int i = 0; i < s->nfree; i++)
+        free(s->frees[i]);
+    free(s->un);
+    s->un = NULL;
+    s->nun = s->capun = s->nfree = s->ndup = 0;
+    return rc;
+}
