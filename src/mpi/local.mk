@@ -5,13 +5,23 @@ VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 	src/mpi/types.c src/mpi/error.c src/mpi/stats.c src/mpi/request.c \
 	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c \
 	src/mpi/progress.c
-# Only the MPI entry points are its interface.
-VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^P?MPI_'
+# Only the MPI entry points are its interface: C's, and the Fortran
+# bindings' (fortran_rt.h), generated from one table.
+VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPI_|mpi_|ompi_)'
+VCMPI_SOURCES += src/mpi/fortran_rt.h src/mpi/fortran_rt.c
+VCMPI_GEN = src/mpi/fortran.c
+$(VCMPI_GEN): $(srcdir)/src/mpi/fortran.tab $(srcdir)/src/mpi/gen-fortran.sh
+	$(AM_V_GEN)$(MKDIR_P) src/mpi && \
+	$(SHELL) $(srcdir)/src/mpi/gen-fortran.sh $(srcdir)/src/mpi/fortran.tab > $@.tmp && mv $@.tmp $@
+BUILT_SOURCES += $(VCMPI_GEN)
+CLEANFILES += $(VCMPI_GEN)
+EXTRA_DIST += src/mpi/fortran.tab src/mpi/gen-fortran.sh
 
 if HAVE_MPICC_OMPI
 lib_LTLIBRARIES += libvcoll_mpi_openmpi.la
 libvcoll_mpi_openmpi_la_SOURCES = $(VCMPI_SOURCES)
-libvcoll_mpi_openmpi_la_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+nodist_libvcoll_mpi_openmpi_la_SOURCES = $(VCMPI_GEN)
+libvcoll_mpi_openmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/src/mpi $(OMPI_CFLAGS)
 libvcoll_mpi_openmpi_la_LIBADD = libvcoll.la $(OMPI_LIBS)
 libvcoll_mpi_openmpi_la_LDFLAGS = $(VCMPI_LDFLAGS)
 endif
@@ -19,7 +29,8 @@ endif
 if HAVE_MPICC_MPICH
 lib_LTLIBRARIES += libvcoll_mpi_mpich.la
 libvcoll_mpi_mpich_la_SOURCES = $(VCMPI_SOURCES)
-libvcoll_mpi_mpich_la_CPPFLAGS = $(AM_CPPFLAGS) $(MPICH_CFLAGS)
+nodist_libvcoll_mpi_mpich_la_SOURCES = $(VCMPI_GEN)
+libvcoll_mpi_mpich_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/src/mpi $(MPICH_CFLAGS)
 libvcoll_mpi_mpich_la_LIBADD = libvcoll.la $(MPICH_LIBS)
 libvcoll_mpi_mpich_la_LDFLAGS = $(VCMPI_LDFLAGS)
 endif

@@ -1,0 +1,101 @@
+#!/bin/sh
+# gen-fortran.sh TABLE > fortran.c -- the drop-in's Fortran entry points,
+# generated from one table of signatures (fortran.tab). Each becomes one C
+# function that converts Fortran's arguments (handles, sentinels, LOGICALs,
+# 1-based indices, statuses) and calls the drop-in's own C MPI_* function,
+# under every name a Fortran binding may call it by (fortran_rt.h).
+set -eu
+awk '
+function line(s) { body = body s "\n" }
+/^#/ || NF == 0 { next }
+{
+    name = $1; cfn = $2
+    params = ""; decls = ""; post = ""; args = ""; nalloc = 0
+    cnt = ""; outcnt = ""
+    for (i = 3; i <= NF; i++) {
+        k = $i; a = "a" i
+        p = ""
+        if (k == "argcv") { args = args ", NULL, NULL"; continue }
+        if (k == "sbuf" || k == "rbuf") { p = "void *" a; c = "vcf_buf(" a ")" }
+        else if (k == "int") { p = "MPI_Fint *" a; c = "(int)*" a; cnt = a }
+        else if (k == "ints" || k == "flagsin") { p = "MPI_Fint *" a; c = "(int *)" a }
+        else if (k == "flagin") { p = "MPI_Fint *" a; c = "(*" a " != 0)" }
+        else if (k == "type") { p = "MPI_Fint *" a; c = "PMPI_Type_f2c(*" a ")" }
+        else if (k == "op") { p = "MPI_Fint *" a; c = "PMPI_Op_f2c(*" a ")" }
+        else if (k == "comm") { p = "MPI_Fint *" a; c = "PMPI_Comm_f2c(*" a ")" }
+        else if (k == "group") { p = "MPI_Fint *" a; c = "PMPI_Group_f2c(*" a ")" }
+        else if (k == "info") { p = "MPI_Fint *" a; c = "PMPI_Info_f2c(*" a ")" }
+        else if (k == "reqin") { p = "MPI_Fint *" a; c = "PMPI_Request_f2c(*" a ")" }
+        else if (k == "newcomm") {
+            p = "MPI_Fint *" a; c = "&c" i
+            decls = decls "    MPI_Comm c" i " = MPI_COMM_NULL;\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = PMPI_Comm_c2f(c" i ");\n"
+        } else if (k == "req") {
+            p = "MPI_Fint *" a; c = "&r" i
+            decls = decls "    MPI_Request r" i " = MPI_REQUEST_NULL;\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = PMPI_Request_c2f(r" i ");\n"
+        } else if (k == "reqio") {
+            p = "MPI_Fint *" a; c = "&r" i
+            decls = decls "    MPI_Request r" i " = PMPI_Request_f2c(*" a ");\n"
+            post = post "    *" a " = PMPI_Request_c2f(r" i ");\n"
+        } else if (k == "msg" || k == "msgio") {
+            p = "MPI_Fint *" a; c = "&m" i
+            decls = decls "    MPI_Message m" i " = " (k == "msg" ? "MPI_MESSAGE_NULL" : "PMPI_Message_f2c(*" a ")") ";\n"
+            post = post "    if (rc == MPI_SUCCESS || " (k == "msgio") ")\n        *" a " = PMPI_Message_c2f(m" i ");\n"
+        } else if (k == "status") {
+            p = "MPI_Fint *" a; c = "vcf_status_ignore(" a ") ? MPI_STATUS_IGNORE : &s" i
+            decls = decls "    MPI_Status s" i ";\n"
+            post = post "    if (rc == MPI_SUCCESS && !vcf_status_ignore(" a "))\n        PMPI_Status_c2f(&s" i ", " a ");\n"
+        } else if (k == "flag") {
+            p = "MPI_Fint *" a; c = "&f" i
+            decls = decls "    int f" i " = 0;\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = f" i " ? VCF_TRUE : VCF_FALSE;\n"
+        } else if (k == "intout") {
+            p = "MPI_Fint *" a; c = "&o" i; outcnt = "o" i
+            decls = decls "    int o" i " = 0;\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = o" i ";\n"
+        } else if (k == "index") {
+            p = "MPI_Fint *" a; c = "&x" i
+            decls = decls "    int x" i " = MPI_UNDEFINED;\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = x" i " == MPI_UNDEFINED ? x" i " : x" i " + 1;\n"
+        } else if (k == "reqs") {
+            p = "MPI_Fint *" a; c = "r" i
+            decls = decls "    MPI_Request *r" i " = vcf_reqs_in(" a ", *" cnt ", &ok);\n"
+            post = post "    vcf_reqs_out(r" i ", " a ", *" cnt ");\n"
+            nalloc++
+        } else if (k == "statuses") {
+            p = "MPI_Fint *" a; c = "s" i
+            decls = decls "    MPI_Status *s" i " = vcf_statuses_in(" a ", *" cnt ", &ok);\n"
+            post = post "    vcf_statuses_out(s" i ", " a ", *" cnt ", rc);\n"
+            nalloc++
+        } else if (k == "indices") {
+            p = "MPI_Fint *" a; c = "x" i
+            decls = decls "    int *x" i " = vcf_ints_in(*" cnt ", &ok);\n"
+            post = post "    vcf_indices_out(x" i ", " a ", rc == MPI_SUCCESS ? " outcnt " : 0);\n"
+            nalloc++
+        } else { print "gen-fortran.sh: unknown kind " k " in " name > "/dev/stderr"; exit 1 }
+        params = params p ", "
+        args = args ", " c
+    }
+    sub(/^, /, "", args)
+    body = ""
+    line("static void vcf_" name "(" params "MPI_Fint *ierr)")
+    line("{")
+    if (nalloc)
+        line("    int ok = 1;")
+    if (decls != "") body = body decls
+    if (nalloc)
+        line("    int rc = ok ? " cfn "(" args ") : MPI_ERR_NO_MEM;")
+    else
+        line("    int rc = " cfn "(" args ");")
+    if (post != "") body = body post
+    line("    if (ierr)")
+    line("        *ierr = (MPI_Fint)rc;")
+    line("}")
+    line("VCF_NAMES(vcf_" name ", " name ", " toupper("mpi_" name) ")")
+    out = out body "\n"
+}
+END {
+    printf "/* fortran.c -- generated by gen-fortran.sh from fortran.tab: do not edit. */\n"
+    printf "#include \"fortran_rt.h\"\n\n#ifdef VCF_ENABLED\n\n%s#endif\n", out
+}' "$1"
