@@ -8,6 +8,7 @@
 #include "fortran_rt.h"
 
 #ifdef VCF_ENABLED
+#ifndef VCF_NO_BUFFERS
 
 /* The sentinels' addresses: common blocks in libmpi under the manglings
  * compilers use (gfortran: the lower-case name with one underscore). Looked
@@ -53,11 +54,7 @@ void *vcf_buf(void *p)
         return MPI_BOTTOM;
     return p;
 }
-
-int vcf_status_ignore(const MPI_Fint *f)
-{
-    return f == MPI_F_STATUS_IGNORE;
-}
+#endif
 
 MPI_Request *vcf_reqs_in(const MPI_Fint *f, MPI_Fint n, int *ok)
 {
@@ -80,7 +77,7 @@ void vcf_reqs_out(MPI_Request *c, MPI_Fint *f, MPI_Fint n)
 
 MPI_Status *vcf_statuses_in(const MPI_Fint *f, MPI_Fint n, int *ok)
 {
-    if (f == MPI_F_STATUSES_IGNORE)
+    if (VCF_STATUSES_IGNORE(f))
         return MPI_STATUSES_IGNORE;
     MPI_Status *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
     if (!c)
@@ -93,10 +90,9 @@ void vcf_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n, int rc)
 {
     if (!c || c == MPI_STATUSES_IGNORE)
         return;
-    size_t per = sizeof(MPI_Status) / sizeof(MPI_Fint);
     /* MPI_ERR_IN_STATUS: the statuses say which failed */
     for (MPI_Fint i = 0; (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && i < n; i++)
-        PMPI_Status_c2f(&c[i], f + (size_t)i * per);
+        VCF_STATUS_C2F(&c[i], f + (size_t)i * VCF_STATUS_INTS);
     free(c);
 }
 

@@ -10,9 +10,12 @@
  * Each converts the arguments and calls the drop-in's C function, which
  * decides vcoll-or-MPI exactly as for C.
  *
- * MPICH's Fortran bindings call the C MPI_* functions, which the drop-in
- * already intercepts: there these symbols are not defined (VCF_ENABLED
- * unset), so MPICH's own conversions run.
+ * MPICH's mpif.h and `use mpi` bindings call the C MPI_* functions, which
+ * the drop-in already intercepts, and so do its mpi_f08 wrappers of calls
+ * with buffers (through their descriptor-handling layer). Its mpi_f08
+ * wrappers of calls without buffers (MPI_Init, MPI_Wait, MPI_Comm_split,
+ * ...) call PMPI_* directly: only those are defined here for MPICH, as
+ * mpi_<name>_f08_, with f08's status type (MPI-4's MPI_F08_status).
  */
 #ifndef VCMPI_FORTRAN_RT_H
 #define VCMPI_FORTRAN_RT_H
@@ -21,6 +24,10 @@
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #define VCF_ENABLED 1
+#elif defined(MPICH) && MPI_VERSION >= 4
+#define VCF_ENABLED 1
+#define VCF_F08 1
+#define VCF_NO_BUFFERS 1
 #endif
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int),
@@ -33,14 +40,27 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 /* every name a Fortran binding reaches one entry point by */
 #define VCF_ALIAS(fn, sym) \
     extern __typeof__(fn) sym __attribute__((alias(#fn), visibility("default")));
+#ifdef VCF_F08
+#define VCF_NAMES(fn, name, NAME) VCF_ALIAS(fn, mpi_##name##_f08_)
+/* a status is MPI_F08_status; MPI_STATUS_IGNORE is its own object */
+#define VCF_STATUS_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUS_IGNORE)
+#define VCF_STATUSES_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUSES_IGNORE)
+#define VCF_STATUS_C2F(c, f) PMPI_Status_c2f08((c), (MPI_F08_status *)(f))
+#define VCF_STATUS_INTS (sizeof(MPI_F08_status) / sizeof(MPI_Fint))
+#else
 #define VCF_NAMES(fn, name, NAME)                                              \
     VCF_ALIAS(fn, mpi_##name) VCF_ALIAS(fn, mpi_##name##_)                     \
     VCF_ALIAS(fn, mpi_##name##__) VCF_ALIAS(fn, NAME) VCF_ALIAS(fn, ompi_##name##_f)
+/* a status is MPI_STATUS_SIZE INTEGERs */
+#define VCF_STATUS_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUS_IGNORE)
+#define VCF_STATUSES_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUSES_IGNORE)
+#define VCF_STATUS_C2F(c, f) PMPI_Status_c2f((c), (f))
+#define VCF_STATUS_INTS (sizeof(MPI_Status) / sizeof(MPI_Fint))
+#endif
 
 /* buffers: Fortran's MPI_IN_PLACE and MPI_BOTTOM are the addresses of
    common blocks, mapped to C's */
 void *vcf_buf(void *p);
-int vcf_status_ignore(const MPI_Fint *f);
 /* arrays: converted copies (malloc'd; *ok = 0 when memory ran out) and
    back again (freed) */
 MPI_Request *vcf_reqs_in(const MPI_Fint *f, MPI_Fint n, int *ok);

@@ -11,12 +11,12 @@ function line(s) { body = body s "\n" }
 {
     name = $1; cfn = $2
     params = ""; decls = ""; post = ""; args = ""; nalloc = 0
-    cnt = ""; outcnt = ""
+    cnt = ""; outcnt = ""; hasbuf = 0
     for (i = 3; i <= NF; i++) {
         k = $i; a = "a" i
         p = ""
         if (k == "argcv") { args = args ", NULL, NULL"; continue }
-        if (k == "sbuf" || k == "rbuf") { p = "void *" a; c = "vcf_buf(" a ")" }
+        if (k == "sbuf" || k == "rbuf") { p = "void *" a; c = "vcf_buf(" a ")"; hasbuf = 1 }
         else if (k == "int") { p = "MPI_Fint *" a; c = "(int)*" a; cnt = a }
         else if (k == "ints" || k == "flagsin") { p = "MPI_Fint *" a; c = "(int *)" a }
         else if (k == "flagin") { p = "MPI_Fint *" a; c = "(*" a " != 0)" }
@@ -43,9 +43,9 @@ function line(s) { body = body s "\n" }
             decls = decls "    MPI_Message m" i " = " (k == "msg" ? "MPI_MESSAGE_NULL" : "PMPI_Message_f2c(*" a ")") ";\n"
             post = post "    if (rc == MPI_SUCCESS || " (k == "msgio") ")\n        *" a " = PMPI_Message_c2f(m" i ");\n"
         } else if (k == "status") {
-            p = "MPI_Fint *" a; c = "vcf_status_ignore(" a ") ? MPI_STATUS_IGNORE : &s" i
+            p = "MPI_Fint *" a; c = "VCF_STATUS_IGNORE(" a ") ? MPI_STATUS_IGNORE : &s" i
             decls = decls "    MPI_Status s" i ";\n"
-            post = post "    if (rc == MPI_SUCCESS && !vcf_status_ignore(" a "))\n        PMPI_Status_c2f(&s" i ", " a ");\n"
+            post = post "    if (rc == MPI_SUCCESS && !VCF_STATUS_IGNORE(" a "))\n        VCF_STATUS_C2F(&s" i ", " a ");\n"
         } else if (k == "flag") {
             p = "MPI_Fint *" a; c = "&f" i
             decls = decls "    int f" i " = 0;\n"
@@ -79,6 +79,8 @@ function line(s) { body = body s "\n" }
     }
     sub(/^, /, "", args)
     body = ""
+    if (hasbuf)
+        line("#ifndef VCF_NO_BUFFERS")
     line("static void vcf_" name "(" params "MPI_Fint *ierr)")
     line("{")
     if (nalloc)
@@ -93,6 +95,8 @@ function line(s) { body = body s "\n" }
     line("        *ierr = (MPI_Fint)rc;")
     line("}")
     line("VCF_NAMES(vcf_" name ", " name ", " toupper("mpi_" name) ")")
+    if (hasbuf)
+        line("#endif")
     out = out body "\n"
 }
 END {
