@@ -134,6 +134,19 @@ int vc_dtype_size(vc_dtype_t dtype, size_t *size);
 typedef void vc_user_fn(const void *in, void *inout, size_t count, vc_dtype_t dtype);
 int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op);
 int vc_op_free(vc_op_t *op);    /* sets *op to an invalid value */
+/* An element of size bytes (1..VC_DTYPE_OPAQUE_MAX) that vcoll moves and
+   reduces whole: the collectives never split one, so a user op sees whole
+   elements (a struct, a small matrix, another library's datatype). Only
+   user ops reduce it (built-in ops: VC_ERR_OP). Creating one is free:
+   nothing to release. */
+#define VC_DTYPE_OPAQUE_MAX (1 << 24)
+int vc_dtype_opaque(size_t size, vc_dtype_t *dtype);
+/* A user op whose function gets a context pointer too (the state of
+   another library: its op and datatype, say); otherwise as vc_op_create,
+   and freed with vc_op_free. */
+typedef void vc_user_ctx_fn(const void *in, void *inout, size_t count, vc_dtype_t dtype,
+                            void *ctx);
+int vc_op_create_ctx(vc_user_ctx_fn *fn, void *ctx, int commutative, vc_op_t *op);
 
 /* point-to-point; count is in elements of dtype */
 int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,

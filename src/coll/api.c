@@ -182,7 +182,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     int inplace = sbuf == VC_IN_PLACE || rbuf == VC_IN_PLACE;
     size_t esize = dtype_size(dt);
     int alg = coll_cfg_alg(kind);
-    vc_user_fn *ufn = NULL;
+    const ops_user_t *ufn = NULL;
     int commutative = 1;
     coll_args_t a;
     int rc;

@@ -45,7 +45,7 @@ typedef struct coll_redop {
     vc_dtype_t dt;
     vc_op_t op;
     size_t esize;
-    vc_user_fn *ufn;    /* user op, or NULL */
+    const struct ops_user *ufn;   /* user op, or NULL */
 } coll_redop_t;
 /* reduce count elements of every member's in; out: where I want the
    result (NULL: not me), so allreduce = every member passes one

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "sched.h"
 #include "dtype/dtype.h"
+#include "core/ops.h"
 
 void coll_args_set(coll_args_t *a, int kind, int rank, int size, int root,
                    size_t count, vc_dtype_t dt, vc_op_t op, int inplace)
@@ -48,7 +49,7 @@ void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
 }
 
 void coll_reduce_kernel(void *dst, const void *ap, const void *bp, size_t n, vc_dtype_t dt,
-                        vc_op_t op, size_t esize, vc_user_fn *ufn)
+                        vc_op_t op, size_t esize, const ops_user_t *ufn)
 {
     unsigned char *d = dst;
     const unsigned char *a = ap, *b = bp;
@@ -59,16 +60,29 @@ void coll_reduce_kernel(void *dst, const void *ap, const void *bp, size_t n, vc_
     /* user fn(in, inout) computes inout = in op inout, so d = a op b is
        fn(a, copy of b); the bounce buffer makes any aliasing of d with a
        or b safe */
-    unsigned char bounce[4096] __attribute__((aligned(16)));
-    size_t per = sizeof bounce / esize;
-    if (!per)
-        per = 1;    /* cannot happen: the largest element is 16 bytes */
+    unsigned char stack[4096] __attribute__((aligned(16))), *bounce = stack;
+    size_t per = sizeof stack / esize;
+    if (!per) {
+        /* an opaque element larger than the stack bounce (vc_dtype_opaque):
+           one at a time through the heap, or in place when there is none
+           (d == b is then the only aliasing a schedule makes) */
+        per = 1;
+        bounce = malloc(esize);
+    }
     for (size_t i = 0; i < n; i += per) {
         size_t k = n - i < per ? n - i : per, off = i * esize;
+        if (!bounce) {
+            if (d != b)
+                memcpy(d + off, b + off, k * esize);
+            ops_call(ufn, a + off, d + off, k, dt);
+            continue;
+        }
         memcpy(bounce, b + off, k * esize);
-        ufn(a + off, bounce, k, dt);
+        ops_call(ufn, a + off, bounce, k, dt);
         memcpy(d + off, bounce, k * esize);
     }
+    if (bounce != stack)
+        free(bounce);
 }
 
 void sched_init(coll_sched_t *s, const coll_args_t *a)

@@ -36,6 +36,8 @@
 #include <stdint.h>
 #include "vcoll.h"
 
+struct ops_user;   /* core/ops.h */
+
 enum { COLL_SBUF = 0, COLL_RBUF = 1, COLL_TMP = 2, COLL_NBUF = 3 };
 enum { STEP_SEND = 0, STEP_RECV, STEP_COPY, STEP_REDUCE };
 
@@ -62,7 +64,7 @@ typedef struct coll_sched {
     vc_dtype_t dt;
     vc_op_t op;
     size_t esize;
-    vc_user_fn *ufn;    /* user op: REDUCE calls it instead of a built-in */
+    const struct ops_user *ufn;   /* user op: REDUCE calls it instead of a built-in */
 } coll_sched_t;
 
 /* Everything an algorithm may depend on. */
@@ -75,7 +77,7 @@ typedef struct coll_args {
     int inplace;        /* input lives in RBUF (at in_off) instead of SBUF */
     size_t in_off;      /* allgather/gather: rank * count * esize;
                            allgatherv/gatherv: displs[rank] * esize; else 0 */
-    vc_user_fn *ufn;    /* user op function (op is a user op), else NULL */
+    const struct ops_user *ufn;   /* user op function (op is a user op), else NULL */
     int noncomm;        /* op is not commutative: combine in rank order */
     /* Vector forms, in elements; arrays of `size` entries owned by the
      * caller and read only while building (so v-schedules are not cached):
@@ -141,7 +143,7 @@ void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
                       unsigned char *const *base);
 /* dst = a op b over n elements, op built in or the user function ufn */
 void coll_reduce_kernel(void *dst, const void *a, const void *b, size_t n, vc_dtype_t dt,
-                        vc_op_t op, size_t esize, vc_user_fn *ufn);
+                        vc_op_t op, size_t esize, const struct ops_user *ufn);
 /* where this rank's input is: SBUF at 0, or RBUF at in_off when in place */
 void coll_input(const coll_args_t *a, int *buf, size_t *off);
 /* balanced split of count elements into n blocks: first element and count

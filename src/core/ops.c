@@ -9,20 +9,40 @@
 #include "ctx.h"
 #include "ops.h"
 
-int ops_lookup(vc_op_t op, vc_user_fn **fn, int *commutative)
+int ops_lookup(vc_op_t op, const ops_user_t **u, int *commutative)
 {
     if (!ops_is_user(op))
         return VC_ERR_OP;
     unsigned v = (unsigned)op - OP_USER_BASE;
     unsigned slot = v % OP_USER_SLOTS, gen = v / OP_USER_SLOTS;
     const ops_slot_t *s = &vc_ctx.user_ops[slot];
-    if (!s->fn || s->gen != gen)
+    if ((!s->u.fn && !s->u.cfn) || s->gen != gen)
         return VC_ERR_OP;
-    if (fn)
-        *fn = s->fn;
+    if (u)
+        *u = &s->u;
     if (commutative)
         *commutative = s->commutative;
     return VC_SUCCESS;
+}
+
+static int create(vc_user_fn *fn, vc_user_ctx_fn *cfn, void *ctx, int commutative,
+                  vc_op_t *op)
+{
+    for (unsigned i = 0; i < OP_USER_SLOTS; i++) {
+        ops_slot_t *s = &vc_ctx.user_ops[i];
+        if (s->u.fn || s->u.cfn)
+            continue;
+        /* keep the encoded value inside an int */
+        if ((unsigned long)s->gen * OP_USER_SLOTS + i >= (unsigned long)INT_MAX - OP_USER_BASE)
+            s->gen = 0;
+        s->u.fn = fn;
+        s->u.cfn = cfn;
+        s->u.ctx = ctx;
+        s->commutative = commutative != 0;
+        *op = (vc_op_t)(OP_USER_BASE + i + OP_USER_SLOTS * s->gen);
+        return VC_SUCCESS;
+    }
+    return VC_ERR_NOMEM;    /* OP_USER_SLOTS live user ops */
 }
 
 int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op)
@@ -31,19 +51,16 @@ int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op)
     VC_CHECK_INIT();
     if (!fn || !op)
         return VC_ERR_ARG;
-    for (unsigned i = 0; i < OP_USER_SLOTS; i++) {
-        ops_slot_t *s = &vc_ctx.user_ops[i];
-        if (s->fn)
-            continue;
-        /* keep the encoded value inside an int */
-        if ((unsigned long)s->gen * OP_USER_SLOTS + i >= (unsigned long)INT_MAX - OP_USER_BASE)
-            s->gen = 0;
-        s->fn = fn;
-        s->commutative = commutative != 0;
-        *op = (vc_op_t)(OP_USER_BASE + i + OP_USER_SLOTS * s->gen);
-        return VC_SUCCESS;
-    }
-    return VC_ERR_NOMEM;    /* OP_USER_SLOTS live user ops */
+    return create(fn, NULL, NULL, commutative, op);
+}
+
+int vc_op_create_ctx(vc_user_ctx_fn *fn, void *ctx, int commutative, vc_op_t *op)
+{
+    VC_API_ENTER();
+    VC_CHECK_INIT();
+    if (!fn || !op)
+        return VC_ERR_ARG;
+    return create(NULL, fn, ctx, commutative, op);
 }
 
 int vc_op_free(vc_op_t *op)
@@ -56,7 +73,9 @@ int vc_op_free(vc_op_t *op)
         return VC_ERR_OP;
     unsigned v = (unsigned)*op - OP_USER_BASE;
     ops_slot_t *s = &vc_ctx.user_ops[v % OP_USER_SLOTS];
-    s->fn = NULL;
+    s->u.fn = NULL;
+    s->u.cfn = NULL;
+    s->u.ctx = NULL;
     s->gen++;
     *op = (vc_op_t)-1;
     return VC_SUCCESS;

@@ -12,15 +12,34 @@
 #define OP_USER_BASE  64      /* built-in ops are below */
 #define OP_USER_SLOTS 256
 
+/* a user op's function: plain (vc_op_create) or with its context
+   (vc_op_create_ctx) */
+typedef struct ops_user {
+    vc_user_fn *fn;
+    vc_user_ctx_fn *cfn;
+    void *ctx;
+} ops_user_t;
+
 typedef struct ops_slot {
-    vc_user_fn *fn;           /* NULL = free */
+    ops_user_t u;             /* fn and cfn NULL = free */
     int commutative;
     unsigned gen;
 } ops_slot_t;
 
 static inline int ops_is_user(vc_op_t op) { return (int)op >= OP_USER_BASE; }
 
-/* fn and commutativity of a live user op; VC_ERR_OP if op is not one */
-int ops_lookup(vc_op_t op, vc_user_fn **fn, int *commutative);
+/* inout = in op inout over count elements */
+static inline void ops_call(const ops_user_t *u, const void *in, void *inout, size_t count,
+                            vc_dtype_t dt)
+{
+    if (u->cfn)
+        u->cfn(in, inout, count, dt, u->ctx);
+    else
+        u->fn(in, inout, count, dt);
+}
+
+/* the function and commutativity of a live user op; VC_ERR_OP if op is
+   not one. *u stays valid while the op lives. */
+int ops_lookup(vc_op_t op, const ops_user_t **u, int *commutative);
 
 #endif

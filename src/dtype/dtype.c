@@ -2,6 +2,14 @@
 #include <stdint.h>
 #include "dtype.h"
 
+/* opaque elements (vc_dtype_opaque): the value past this base is the size */
+#define OPAQUE_BASE 0x1000000u
+
+static int is_opaque(vc_dtype_t dt)
+{
+    return (unsigned)dt > OPAQUE_BASE && (unsigned)dt <= OPAQUE_BASE + VC_DTYPE_OPAQUE_MAX;
+}
+
 static int is_pair(vc_dtype_t dt)
 {
     return dt == VC_FLOAT_INT || dt == VC_DOUBLE_INT || dt == VC_INT32_INT ||
@@ -10,6 +18,8 @@ static int is_pair(vc_dtype_t dt)
 
 size_t dtype_size(vc_dtype_t dt)
 {
+    if (is_opaque(dt))
+        return (unsigned)dt - OPAQUE_BASE;
     switch (dt) {
     case VC_BYTE: case VC_INT8: case VC_UINT8: return 1;
     case VC_INT16: case VC_UINT16: return 2;
@@ -38,6 +48,8 @@ int dtype_op_check(vc_dtype_t dt, vc_op_t op)
 {
     if (!dtype_size(dt))
         return VC_ERR_DTYPE;
+    if (is_opaque(dt))
+        return VC_ERR_OP;     /* no built-in op knows what is inside */
     /* the same matrix as MPI's: a pair has a meaning only for the ops
        that return a location, VC_BYTE is raw bits (no numeric value), and
        bit operations have no meaning on IEEE values */
@@ -51,6 +63,16 @@ int dtype_op_check(vc_dtype_t dt, vc_op_t op)
         return is_pair(dt) || dt == VC_FLOAT || dt == VC_DOUBLE ? VC_ERR_OP : VC_SUCCESS;
     }
     return VC_ERR_OP;
+}
+
+int vc_dtype_opaque(size_t size, vc_dtype_t *dtype)
+{
+    if (!dtype)
+        return VC_ERR_ARG;
+    if (size == 0 || size > VC_DTYPE_OPAQUE_MAX)
+        return VC_ERR_COUNT;
+    *dtype = (vc_dtype_t)(OPAQUE_BASE + size);
+    return VC_SUCCESS;
 }
 
 int vc_dtype_size(vc_dtype_t dtype, size_t *size)

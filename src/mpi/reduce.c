@@ -4,14 +4,86 @@
  * and op on every rank here, so the take-or-fall-back choice, which looks
  * at those alone, agrees. Predefined types reduce where they lie; a derived
  * type built from one of them is packed, reduced as that type, unpacked.
+ *
+ * Any other op (MPI_Op_create's, from C or Fortran) or type vcoll cannot
+ * reduce itself (MPI_LONG_DOUBLE, MPI_2DOUBLE_PRECISION, ...) still runs on
+ * vcoll when the type has no holes: each element is an opaque vcoll element
+ * (never split by the algorithms) and vcoll's op calls the MPI's own
+ * PMPI_Reduce_local on whole elements, which calls the user's function the
+ * right way for its language. Non-commutative ops keep rank order.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include "vcmpi.h"
 
-/* vcoll's type, op and element count for count elements of dt, or why not
-   (a refusal every rank makes alike); *err for an invalid argument */
+/* the context of a vcoll op that runs an MPI op (freed with the call) */
+typedef struct mpi_op_ctx {
+    MPI_Op op;
+    MPI_Datatype dt;
+    MPI_Aint lb;             /* where MPI's element starts before its data */
+    size_t size;
+} mpi_op_ctx_t;
+
+static void run_mpi_op(const void *in, void *inout, size_t count, vc_dtype_t vt, void *ctx)
+{
+    const mpi_op_ctx_t *c = ctx;
+    const char *a = (const char *)in - c->lb;
+    char *b = (char *)inout - c->lb;
+    (void)vt;
+    while (count) {
+        int k = count > INT_MAX ? INT_MAX : (int)count;
+        PMPI_Reduce_local(a, b, k, c->dt, c->op);
+        a += (size_t)k * c->size;
+        b += (size_t)k * c->size;
+        count -= (size_t)k;
+    }
+}
+
+/* Every rank decides alike (op and type only); the vcoll op itself is
+   made per call, so running out of vcoll's op slots is this rank's error
+   (MPI_ERR_NO_MEM), not a fallback others would not take. */
+static const char *map_mpi_op(MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti, vc_op_t *vop,
+                              vcmpi_stage_t *s, int *err)
+{
+    int commute = 1;
+    if (!vc_op_create_ctx || !vc_dtype_opaque)
+        return "user ops not in this libvcoll";
+    if (op == MPI_REPLACE || op == MPI_NO_OP)
+        return "an RMA-only op";
+    if (!ti->contig)
+        return "an MPI op on a datatype with holes";
+    if (ti->size == 0 || ti->size > VC_DTYPE_OPAQUE_MAX)
+        return "an MPI op on an empty or huge element";
+    if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) {
+        *err = MPI_ERR_OP;
+        return NULL;
+    }
+    mpi_op_ctx_t *c = vcmpi_stage_alloc(s, sizeof *c);
+    if (!c || vc_dtype_opaque(ti->size, &ti->vtype) != VC_SUCCESS) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    c->op = op;
+    c->lb = ti->true_lb;
+    c->size = ti->size;
+    if ((*err = vcmpi_stage_keep_type(s, dt, &c->dt)))
+        return NULL;
+    if (vc_op_create_ctx(run_mpi_op, c, commute, vop) != VC_SUCCESS) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    s->vop = *vop;
+    s->has_vop = 1;
+    ti->nv = 1;
+    ti->direct = 0;
+    return NULL;
+}
+
+/* vcoll's type (in ti->vtype), op and element count for count elements of
+   dt, or why not (a refusal every rank makes alike); *err for an invalid
+   argument or this rank's own failure */
 static const char *map(int count, MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti, vc_op_t *vop,
-                       size_t *n, int *err)
+                       size_t *n, vcmpi_stage_t *s, int *err)
 {
     if (vcmpi_tinfo(dt, ti)) {
         *err = MPI_ERR_TYPE;
@@ -21,10 +93,11 @@ static const char *map(int count, MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti,
         *err = MPI_ERR_COUNT;
         return NULL;
     }
-    if (!ti->red)
-        return "datatype not a vcoll reduction type";
+    const char *why = ti->red ? vcmpi_op(op, ti, vop) : "not a vcoll reduction type";
+    if (why && (why = map_mpi_op(dt, op, ti, vop, s, err)))
+        return why;
     *n = (size_t)count * ti->nv;
-    return vcmpi_op(op, ti, vop);
+    return NULL;
 }
 
 /* in: count elements vcoll reads (MPI_IN_PLACE passes through); out: where
@@ -62,7 +135,7 @@ static int reduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op o
     int me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &err)) && !err &&
+    if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &s, &err)) && !err &&
         !vc_comm_rank(vc, &me)) {
         err = stage_in(&s, sb, count, dt, &ti, &vs);
         /* the result exists at the root only */
@@ -105,7 +178,7 @@ static int allred(int kind, const void *sb, void *rb, int count, MPI_Datatype dt
     int err = 0, fn = fns[kind][req != NULL];
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &err)) && !err &&
+    if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &s, &err)) && !err &&
         !(err = stage_in(&s, sb, count, dt, &ti, &vs)))
         err = stage_out(&s, rb, count, dt, &ti, sb == MPI_IN_PLACE, &vrb);
     switch (kind) {
@@ -224,7 +297,7 @@ static int reduce_scatter_any(const void *sb, void *rb, int count, const int rco
     int err = 0, me = -1, np = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &err)) && !err &&
+    if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &s, &err)) && !err &&
         !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &np))
         err = stage_rs(&s, np, me, sb, rb, count, rcounts, dt, &ti, &vs, &vrb, &cnt);
     if (rcounts) {

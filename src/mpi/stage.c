@@ -93,7 +93,7 @@ int vcmpi_stage_src(vcmpi_stage_t *s, const void *buf, int count, MPI_Datatype d
 
 /* the datatype must outlive a non-blocking call: MPI lets the program free
    it right after starting one; one dup per original */
-static int keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept)
+int vcmpi_stage_keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept)
 {
     int ni, na, nd, comb;
     *kept = dt;
@@ -129,7 +129,7 @@ int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
     vcmpi_unpack_t *u = &s->un[s->nun];
     int rc = load ? copy(0, buf, count, dt, ti, packed) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
-        rc = keep_type(s, dt, &u->dt);
+        rc = vcmpi_stage_keep_type(s, dt, &u->dt);
     if (rc != MPI_SUCCESS)
         return rc;
     u->packed = packed;
@@ -163,6 +163,9 @@ int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
         if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
             rc = r;
     }
+    if (s->has_vop)
+        vc_op_free(&s->vop);
+    s->has_vop = 0;
     for (int i = 0; i < s->ndup; i++)
         PMPI_Type_free(&s->dup[i]);
     for (int i = 0; i < s->nfree; i++)

@@ -77,6 +77,8 @@ typedef struct vcmpi_stage {
     int nfree;
     MPI_Datatype dup[VCMPI_STAGE_DUPS], dup_of[VCMPI_STAGE_DUPS];
     int ndup;
+    vc_op_t vop;             /* a vcoll op made for this call (has_vop) */
+    int has_vop;
 } vcmpi_stage_t;
 
 /* a non-blocking collective in flight: a generalized MPI request the
@@ -147,6 +149,8 @@ int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
 /* count elements into packed, now */
 int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
                char *packed);
+/* a datatype that must live as long as the call (a dup when non-blocking) */
+int vcmpi_stage_keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept);
 /* ok: unpack (the call succeeded); then free everything */
 int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
 

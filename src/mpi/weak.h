@@ -36,6 +36,8 @@
 #pragma weak vc_ireduce_scatter
 #pragma weak vc_iscan
 #pragma weak vc_iexscan
+#pragma weak vc_op_create_ctx
+#pragma weak vc_dtype_opaque
 
 /* both forms present: the blocking one (b) and the non-blocking one (i) */
 #define VCMPI_HAVE(b, i) ((void *)(b) != NULL && (void *)(i) != NULL)
