@@ -4,10 +4,11 @@
 MPI_TEST_DEPS = $(srcdir)/test/mpi/mpi_coll.c
 MPI_TEST_BINS =
 if HAVE_MPICC_OMPI
-MPI_TEST_BINS += test/mpi/openmpi/mpi_coll test/mpi/openmpi/pingpong_mpi
+MPI_TEST_BINS += test/mpi/openmpi/mpi_coll test/mpi/openmpi/pingpong_mpi \
+	test/mpi/openmpi/mpi_std
 endif
 if HAVE_MPICC_MPICH
-MPI_TEST_BINS += test/mpi/mpich/mpi_coll test/mpi/mpich/pingpong_mpi
+MPI_TEST_BINS += test/mpi/mpich/mpi_coll test/mpi/mpich/pingpong_mpi test/mpi/mpich/mpi_std
 endif
 check_SCRIPTS += $(MPI_TEST_BINS)
 CLEANFILES += $(MPI_TEST_BINS)
@@ -16,10 +17,15 @@ test/mpi/openmpi/mpi_coll: $(srcdir)/test/mpi/mpi_coll.c
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_OMPI) $(CFLAGS) -Wall -Wno-stringop-overflow -o $@ $<
 test/mpi/mpich/mpi_coll: $(srcdir)/test/mpi/mpi_coll.c
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_MPICH) $(CFLAGS) -Wall -Wno-stringop-overflow -o $@ $<
+test/mpi/openmpi/mpi_std: $(srcdir)/test/mpi/mpi_std.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_OMPI) $(CFLAGS) -Wall -o $@ $<
+test/mpi/mpich/mpi_std: $(srcdir)/test/mpi/mpi_std.c
+	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_MPICH) $(CFLAGS) -Wall -o $@ $<
 test/mpi/openmpi/pingpong_mpi: $(srcdir)/examples/pingpong.c
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_OMPI) $(CFLAGS) -Wno-stringop-overflow -DPINGPONG_MPI -o $@ $<
 test/mpi/mpich/pingpong_mpi: $(srcdir)/examples/pingpong.c
 	$(AM_V_CCLD)$(MKDIR_P) $(@D) && $(MPICC_MPICH) $(CFLAGS) -Wno-stringop-overflow -DPINGPONG_MPI -o $@ $<
 
 TESTS += test/mpi/dropin.sh
-EXTRA_DIST += test/mpi/dropin.sh test/mpi/mpi_coll.c
+EXTRA_DIST += test/mpi/dropin.sh test/mpi/mpi_coll.c test/mpi/mpi_std.c \
+	test/mpi/fortran/mpi_coll_f.F90

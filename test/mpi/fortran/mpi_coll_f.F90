@@ -1,0 +1,383 @@
+! mpi_coll_f.F90 -- a plain Fortran MPI program for the vcoll drop-in: the
+! collectives it intercepts, called from Fortran, on MPI_COMM_WORLD, on a
+! split in reversed key order and on a two-colour split of a dup, checked
+! against values computed here with plain loops. One source, three bindings:
+!   -DUSE_MPIF_H   include 'mpif.h'  (gfortran >= 10 needs
+!                  -fallow-argument-mismatch: the same external procedure
+!                  gets MPI_IN_PLACE (INTEGER) and REAL(8) buffers)
+!   -DUSE_MPI      use mpi
+!   -DUSE_MPI_F08  use mpi_f08        (some calls made without IERROR)
+! -DUSE_INIT_THREAD starts with MPI_Init_thread(MPI_THREAD_FUNNELED);
+! -DNITER=k sets the number of rounds (default 3).
+! Rank 0 prints 'fortran: all checks passed' at the end; the first failed
+! check prints what failed and calls MPI_Abort.
+
+#if !defined(USE_MPIF_H) && !defined(USE_MPI) && !defined(USE_MPI_F08)
+#error "define one of USE_MPIF_H, USE_MPI, USE_MPI_F08"
+#endif
+#ifndef NITER
+#define NITER 3
+#endif
+#if defined(USE_MPI_F08)
+#define COMM_T type(MPI_Comm)
+#define REQ_T type(MPI_Request)
+#define STATUS_DECL type(MPI_Status) :: st
+#else
+#define COMM_T integer
+#define REQ_T integer
+#define STATUS_DECL integer :: st(MPI_STATUS_SIZE)
+#endif
+
+program mpi_coll_f
+#if defined(USE_MPI_F08)
+  use mpi_f08
+#elif defined(USE_MPI)
+  use mpi
+#endif
+  implicit none
+#if defined(USE_MPIF_H)
+  include 'mpif.h'
+#endif
+  integer, parameter :: dp = kind(1.0d0)
+  integer, parameter :: ncomm = 3
+  character(len=8), parameter :: cname(ncomm) = &
+       [character(len=8) :: 'world', 'reversed', 'halves']
+  COMM_T :: comms(ncomm), dupw
+  integer :: ierr, wrank, wsize, it, ic, prov
+
+#if defined(USE_INIT_THREAD)
+  call MPI_Init_thread(MPI_THREAD_FUNNELED, prov, ierr)
+  if (ierr /= MPI_SUCCESS) stop 'MPI_Init_thread failed'
+#else
+  prov = -1
+  call MPI_Init(ierr)
+  if (ierr /= MPI_SUCCESS) stop 'MPI_Init failed'
+#endif
+  call MPI_Comm_rank(MPI_COMM_WORLD, wrank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, wsize, ierr)
+
+  comms(1) = MPI_COMM_WORLD
+  ! all ranks, rank order reversed
+  call MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, comms(2), ierr)
+  call chkerr('MPI_Comm_split reversed', 2, 0)
+  ! even and odd world ranks, each half reversed, split from a dup
+  call MPI_Comm_dup(MPI_COMM_WORLD, dupw, ierr)
+  call chkerr('MPI_Comm_dup', 3, 0)
+  call MPI_Comm_split(dupw, mod(wrank, 2), -wrank, comms(3), ierr)
+  call chkerr('MPI_Comm_split halves', 3, 0)
+
+  do it = 1, NITER
+     do ic = 1, ncomm
+        call test_comm(comms(ic), ic, it)
+     end do
+  end do
+
+  call MPI_Comm_free(comms(3), ierr)
+  call MPI_Comm_free(comms(2), ierr)
+  call MPI_Comm_free(dupw, ierr)
+  call chkerr('MPI_Comm_free', 0, 0)
+  if (wrank == 0) then
+     write (*, '(a)') 'fortran: all checks passed'
+     flush (6)
+  end if
+  call MPI_Finalize(ierr)
+
+contains
+
+  subroutine fail(what, ic, it)
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: ic, it
+    character(len=8) :: cn
+    integer :: e
+    cn = 'setup'
+    if (ic >= 1 .and. ic <= ncomm) cn = cname(ic)
+    write (*, '(a,i0,a,a,a,i0,a,a)') 'fortran: rank ', wrank, ' comm ', trim(cn), &
+         ' iter ', it, ': FAILED ', what
+    flush (6)
+    call MPI_Abort(MPI_COMM_WORLD, 1, e)
+    stop 1
+  end subroutine fail
+
+  subroutine chk(ok, what, ic, it)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: ic, it
+    if (.not. ok) call fail(what, ic, it)
+  end subroutine chk
+
+  subroutine chkerr(what, ic, it)
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: ic, it
+    if (ierr /= MPI_SUCCESS) call fail(what // ': ierror /= MPI_SUCCESS', ic, it)
+  end subroutine chkerr
+
+  ! bitwise: a Fortran LOGICAL from MPI must be this compiler's .true./.false.
+  logical function same_logical(a, b)
+    logical, intent(in) :: a, b
+    same_logical = transfer(a, 0) == transfer(b, 0)
+  end function same_logical
+
+  ! the rank and size a communicator must have, from the world rank
+  subroutine expect_rank(ic, rank, nproc)
+    integer, intent(in) :: ic
+    integer, intent(out) :: rank, nproc
+    integer :: r
+    select case (ic)
+    case (1)
+       rank = wrank
+       nproc = wsize
+    case (2)
+       rank = wsize - 1 - wrank
+       nproc = wsize
+    case default
+       rank = 0
+       nproc = 0
+       do r = 0, wsize - 1
+          if (mod(r, 2) /= mod(wrank, 2)) cycle
+          nproc = nproc + 1
+          if (r > wrank) rank = rank + 1
+       end do
+    end select
+  end subroutine expect_rank
+
+  subroutine test_comm(comm, ic, it)
+    COMM_T, intent(in) :: comm
+    integer, intent(in) :: ic, it
+    integer, parameter :: n = 5, m = 3
+    integer :: rank, nproc, erank, enproc, root, tgt, i, j, r
+    real(dp) :: d(n), dr(n), dref(n), dummy(n)
+    integer :: iv(n), ir(n), iref(n)
+    logical :: lv(n), lr(n), lref(n)
+    complex(dp) :: z(n), zr(n), zref(n)
+    real(dp) :: p(2, 2), pr(2, 2)
+    integer, allocatable :: sa(:, :), ra(:, :)
+    integer :: sm(m), rm(m)
+    REQ_T :: req
+    STATUS_DECL
+
+    call MPI_Comm_rank(comm, rank, ierr)
+    call MPI_Comm_size(comm, nproc, ierr)
+    call expect_rank(ic, erank, enproc)
+    call chk(rank == erank .and. nproc == enproc, 'communicator rank/size', ic, it)
+    ! a non-zero root whenever there is more than one rank
+    root = 0
+    if (nproc > 1) root = 1 + mod(it + ic, nproc - 1)
+    allocate (sa(m, 0:nproc - 1), ra(m, 0:nproc - 1))
+
+    ! --- MPI_Allreduce DOUBLE PRECISION / MPI_SUM
+    do i = 1, n
+       d(i) = real(rank + i + it, dp)
+       dref(i) = real(nproc * (i + it) + nproc * (nproc - 1) / 2, dp)
+    end do
+    dr = -1
+    call MPI_Allreduce(d, dr, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+    call chkerr('MPI_Allreduce DOUBLE PRECISION SUM', ic, it)
+    call chk(all(dr == dref), 'MPI_Allreduce DOUBLE PRECISION SUM', ic, it)
+
+    ! --- MPI_Allreduce DOUBLE PRECISION / MPI_SUM, MPI_IN_PLACE
+    dr = d
+    call MPI_Allreduce(MPI_IN_PLACE, dr, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, ierr)
+    call chkerr('MPI_Allreduce IN_PLACE DOUBLE PRECISION SUM', ic, it)
+    call chk(all(dr == dref), 'MPI_Allreduce IN_PLACE DOUBLE PRECISION SUM', ic, it)
+
+    ! --- MPI_Allreduce INTEGER / MPI_MAX (and again in place)
+    do i = 1, n
+       iv(i) = mod(7 * rank + 3 * i + it, 11) - 5
+       iref(i) = -huge(0)
+       do r = 0, nproc - 1
+          iref(i) = max(iref(i), mod(7 * r + 3 * i + it, 11) - 5)
+       end do
+    end do
+    ir = -999
+    call MPI_Allreduce(iv, ir, n, MPI_INTEGER, MPI_MAX, comm, ierr)
+    call chkerr('MPI_Allreduce INTEGER MAX', ic, it)
+    call chk(all(ir == iref), 'MPI_Allreduce INTEGER MAX', ic, it)
+    ir = iv
+    call MPI_Allreduce(MPI_IN_PLACE, ir, n, MPI_INTEGER, MPI_MAX, comm, ierr)
+    call chkerr('MPI_Allreduce IN_PLACE INTEGER MAX', ic, it)
+    call chk(all(ir == iref), 'MPI_Allreduce IN_PLACE INTEGER MAX', ic, it)
+
+    ! --- MPI_Allreduce LOGICAL / MPI_LAND: element mod(r+it,n)+1 is false on rank r
+    do i = 1, n
+       lv(i) = i /= mod(rank + it, n) + 1
+       lref(i) = .true.
+       do r = 0, nproc - 1
+          if (i == mod(r + it, n) + 1) lref(i) = .false.
+       end do
+    end do
+    lr = .not. lref
+    call MPI_Allreduce(lv, lr, n, MPI_LOGICAL, MPI_LAND, comm, ierr)
+    call chkerr('MPI_Allreduce LOGICAL LAND', ic, it)
+    do i = 1, n
+       call chk(same_logical(lr(i), lref(i)), 'MPI_Allreduce LOGICAL LAND', ic, it)
+    end do
+    lr = lv
+    call MPI_Allreduce(MPI_IN_PLACE, lr, n, MPI_LOGICAL, MPI_LAND, comm, ierr)
+    call chkerr('MPI_Allreduce IN_PLACE LOGICAL LAND', ic, it)
+    do i = 1, n
+       call chk(same_logical(lr(i), lref(i)), 'MPI_Allreduce IN_PLACE LOGICAL LAND', ic, it)
+    end do
+
+    ! --- MPI_Bcast from a non-zero root (f08: without IERROR)
+    do i = 1, n
+       dref(i) = real(100 * it + 10 * root + i, dp)
+    end do
+    dr = -1
+    if (rank == root) dr = dref
+#if defined(USE_MPI_F08)
+    call MPI_Bcast(dr, n, MPI_DOUBLE_PRECISION, root, comm)
+#else
+    call MPI_Bcast(dr, n, MPI_DOUBLE_PRECISION, root, comm, ierr)
+    call chkerr('MPI_Bcast', ic, it)
+#endif
+    call chk(all(dr == dref), 'MPI_Bcast', ic, it)
+
+    ! --- MPI_Allgather
+    do j = 1, m
+       sm(j) = 1000 * rank + 10 * j + it
+    end do
+    ra = -999
+    call MPI_Allgather(sm, m, MPI_INTEGER, ra, m, MPI_INTEGER, comm, ierr)
+    call chkerr('MPI_Allgather', ic, it)
+    do r = 0, nproc - 1
+       do j = 1, m
+          call chk(ra(j, r) == 1000 * r + 10 * j + it, 'MPI_Allgather', ic, it)
+       end do
+    end do
+
+    ! --- MPI_Alltoall: block for rank r carries (me, r, j)
+    do r = 0, nproc - 1
+       do j = 1, m
+          sa(j, r) = 10000 * rank + 100 * r + j + it
+       end do
+    end do
+    ra = -999
+    call MPI_Alltoall(sa, m, MPI_INTEGER, ra, m, MPI_INTEGER, comm, ierr)
+    call chkerr('MPI_Alltoall', ic, it)
+    do r = 0, nproc - 1
+       do j = 1, m
+          call chk(ra(j, r) == 10000 * r + 100 * rank + j + it, 'MPI_Alltoall', ic, it)
+       end do
+    end do
+
+    ! --- MPI_Reduce DOUBLE PRECISION SUM to a non-zero root
+    do i = 1, n
+       dref(i) = real(nproc * (i + it) + nproc * (nproc - 1) / 2, dp)
+    end do
+    dr = -1
+    call MPI_Reduce(d, dr, n, MPI_DOUBLE_PRECISION, MPI_SUM, root, comm, ierr)
+    call chkerr('MPI_Reduce', ic, it)
+    if (rank == root) call chk(all(dr == dref), 'MPI_Reduce', ic, it)
+    if (rank /= root) call chk(all(dr == -1), 'MPI_Reduce wrote a non-root buffer', ic, it)
+
+    ! --- MPI_Reduce with MPI_IN_PLACE at the root
+    if (rank == root) then
+       dr = d
+       call MPI_Reduce(MPI_IN_PLACE, dr, n, MPI_DOUBLE_PRECISION, MPI_SUM, root, comm, ierr)
+       call chkerr('MPI_Reduce IN_PLACE', ic, it)
+       call chk(all(dr == dref), 'MPI_Reduce IN_PLACE', ic, it)
+    else
+       dummy = -1
+       call MPI_Reduce(d, dummy, n, MPI_DOUBLE_PRECISION, MPI_SUM, root, comm, ierr)
+       call chkerr('MPI_Reduce IN_PLACE (non-root)', ic, it)
+    end if
+
+    ! --- MPI_Gather to the root
+    do j = 1, m
+       sm(j) = 1000 * rank + 10 * j + 2 * it
+    end do
+    ra = -999
+    call MPI_Gather(sm, m, MPI_INTEGER, ra, m, MPI_INTEGER, root, comm, ierr)
+    call chkerr('MPI_Gather', ic, it)
+    if (rank == root) then
+       do r = 0, nproc - 1
+          do j = 1, m
+             call chk(ra(j, r) == 1000 * r + 10 * j + 2 * it, 'MPI_Gather', ic, it)
+          end do
+       end do
+    end if
+
+    ! --- MPI_Scatter from the root
+    sa = -999
+    if (rank == root) then
+       do r = 0, nproc - 1
+          do j = 1, m
+             sa(j, r) = 500 * r + j + 3 * it
+          end do
+       end do
+    end if
+    rm = -999
+    call MPI_Scatter(sa, m, MPI_INTEGER, rm, m, MPI_INTEGER, root, comm, ierr)
+    call chkerr('MPI_Scatter', ic, it)
+    do j = 1, m
+       call chk(rm(j) == 500 * rank + j + 3 * it, 'MPI_Scatter', ic, it)
+    end do
+
+    ! --- MPI_Barrier (f08: without IERROR)
+#if defined(USE_MPI_F08)
+    call MPI_Barrier(comm)
+#else
+    call MPI_Barrier(comm, ierr)
+    call chkerr('MPI_Barrier', ic, it)
+#endif
+
+    ! --- MPI_Iallreduce + MPI_Wait (a status, or MPI_STATUS_IGNORE)
+    do i = 1, n
+       dref(i) = real(nproc * (i + it) + nproc * (nproc - 1) / 2, dp)
+    end do
+    dr = -1
+    call MPI_Iallreduce(d, dr, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, req, ierr)
+    call chkerr('MPI_Iallreduce', ic, it)
+    if (mod(it, 2) == 1) then
+       call MPI_Wait(req, st, ierr)
+    else
+       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    end if
+    call chkerr('MPI_Wait', ic, it)
+    call chk(req == MPI_REQUEST_NULL, 'MPI_Wait left the request set', ic, it)
+    call chk(all(dr == dref), 'MPI_Iallreduce', ic, it)
+    ! in place, completed with the other MPI_Wait form
+    dr = d
+    call MPI_Iallreduce(MPI_IN_PLACE, dr, n, MPI_DOUBLE_PRECISION, MPI_SUM, comm, req, ierr)
+    call chkerr('MPI_Iallreduce IN_PLACE', ic, it)
+    if (mod(it, 2) == 0) then
+       call MPI_Wait(req, st, ierr)
+    else
+       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    end if
+    call chkerr('MPI_Wait', ic, it)
+    call chk(req == MPI_REQUEST_NULL, 'MPI_Wait left the request set', ic, it)
+    call chk(all(dr == dref), 'MPI_Iallreduce IN_PLACE', ic, it)
+
+    ! --- MPI_Reduce MPI_MINLOC on MPI_2DOUBLE_PRECISION to the root
+    ! pair 1: unique minimum on rank tgt; pair 2: a tie on every rank -> lowest rank
+    tgt = mod(it + ic, nproc)
+    p(1, 1) = real(abs(rank - tgt), dp) + 0.25_dp
+    p(2, 1) = real(rank, dp)
+    p(1, 2) = 7.5_dp
+    p(2, 2) = real(rank, dp)
+    pr = -1
+    call MPI_Reduce(p, pr, 2, MPI_2DOUBLE_PRECISION, MPI_MINLOC, root, comm, ierr)
+    call chkerr('MPI_Reduce MINLOC 2DOUBLE_PRECISION', ic, it)
+    if (rank == root) then
+       call chk(pr(1, 1) == 0.25_dp .and. pr(2, 1) == real(tgt, dp), &
+            'MPI_Reduce MINLOC 2DOUBLE_PRECISION (unique minimum)', ic, it)
+       call chk(pr(1, 2) == 7.5_dp .and. pr(2, 2) == 0.0_dp, &
+            'MPI_Reduce MINLOC 2DOUBLE_PRECISION (tie -> lowest rank)', ic, it)
+    end if
+
+    ! --- MPI_Allreduce DOUBLE COMPLEX / MPI_SUM
+    do i = 1, n
+       z(i) = cmplx(rank + i, -(2 * rank + it), kind=dp)
+       zref(i) = cmplx(nproc * i + nproc * (nproc - 1) / 2, &
+            -(nproc * (nproc - 1) + nproc * it), kind=dp)
+    end do
+    zr = (-1.0_dp, -1.0_dp)
+    call MPI_Allreduce(z, zr, n, MPI_DOUBLE_COMPLEX, MPI_SUM, comm, ierr)
+    call chkerr('MPI_Allreduce DOUBLE_COMPLEX SUM', ic, it)
+    call chk(all(zr == zref), 'MPI_Allreduce DOUBLE_COMPLEX SUM', ic, it)
+
+    deallocate (sa, ra)
+  end subroutine test_comm
+
+end program mpi_coll_f

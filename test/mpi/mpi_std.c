@@ -1,0 +1,625 @@
+/*
+ * mpi_std.c -- correct MPI patterns that a collective drop-in (a PMPI layer
+ * such as libvcoll_mpi_<mpi>.so) must not break: per-rank datatypes that
+ * differ in layout but match in signature, point-to-point traffic that
+ * relies on MPI's progress rule while a collective is outstanding or in
+ * flight, user ops (commutative and not), large-count calls beside the
+ * int ones, and MPI_IN_PLACE on a permuted sub-communicator.
+ *
+ *   mpi_std <subtest>|all
+ *
+ * Rank 0 prints "<subtest>: ok" once every rank has checked its results
+ * (expected values come from plain arithmetic here, never from another MPI
+ * call); a wrong value prints what was wrong and MPI_Abort(..., 1)s.
+ * MPI_STD_VERBOSE=1 makes rank 0 name each step on stderr, so a hang
+ * under a drop-in points at the call that hangs.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size, verbose;
+static const char *test;
+
+static void say(const char *pre, const char *fmt, va_list ap)
+{
+    fprintf(stderr, pre, test, rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say("%s: FAILED on rank %d: ", fmt, ap);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+#define NEED(c, ...) do { if (!(c)) die(__VA_ARGS__); } while (0)
+
+/* MPI_STD_VERBOSE: rank 0 names each step before it (rank 0's progress
+   only: a rank stuck in an earlier call shows as a hang in a later step) */
+static void step(const char *fmt, ...)
+{
+    va_list ap;
+    if (!verbose || rank)
+        return;
+    va_start(ap, fmt);
+    say("  %s: ", fmt, ap);   /* (the rank argument unused) */
+    va_end(ap);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of memory (%zu bytes)", n);
+    return p;
+}
+
+/* Rank 0 says ok only after every rank finished its checks. Point-to-point
+   on purpose: the verdict must not ride on the collectives under test. */
+static void verdict(void)
+{
+    int one = 1;
+    if (rank) {
+        MPI_Send(&one, 1, MPI_INT, 0, 999, MPI_COMM_WORLD);
+        return;
+    }
+    for (int r = 1; r < size; r++)
+        MPI_Recv(&one, 1, MPI_INT, r, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("%s: ok\n", test);
+    fflush(stdout);
+}
+
+/* the subtest does not apply: say why instead of "ok" */
+static int skip(const char *why)
+{
+    if (!rank)
+        printf("%s: skipped (%s)\n", test, why);
+    test = NULL;
+    return 1;
+}
+#define need_two() (size < 2 && skip("np<2"))
+
+/* roots 0 and last: the last is a different rank from np 2 on */
+#define FOR_ROOTS(root, n) for (int ri_ = 0, root; ri_ < ((n) > 1 ? 2 : 1) && \
+                                ((root = ri_ ? (n) - 1 : 0), 1); ri_++)
+
+static double dv(int r, int j) { return 1000.0 * r + j + 0.5; }
+
+/* 1. The root's side of a gather/scatter is strided while every other rank
+   uses plain MPI_DOUBLE: legal, since only the type signatures must match.
+   The matrix is size rows x N = size+1 columns, row-major, so the last
+   column is never written (holes to check). */
+static void t_strided_gather(void)
+{
+    const int N = size + 1, col = size > 1 ? 1 : 0, cells = size * N;
+    double *mat = xmalloc(sizeof(double) * cells), *v = xmalloc(sizeof(double) * size), x;
+    int *cnt = xmalloc(sizeof(int) * size), *dsp = xmalloc(sizeof(int) * size);
+    MPI_Datatype elem, colblk, tmp;
+    MPI_Comm w = MPI_COMM_WORLD;
+    /* one double whose extent is a row: rank i lands in row i of a column */
+    MPI_Type_create_resized(MPI_DOUBLE, 0, N * (MPI_Aint)sizeof(double), &elem);
+    MPI_Type_commit(&elem);
+    /* a whole column (size doubles, stride N) with the extent of one double:
+       rank i's block lands in column i (the usual column-gather idiom) */
+    MPI_Type_vector(size, 1, N, MPI_DOUBLE, &tmp);
+    MPI_Type_create_resized(tmp, 0, sizeof(double), &colblk);
+    MPI_Type_commit(&colblk);
+    MPI_Type_free(&tmp);
+    for (int i = 0; i < size; i++)
+        cnt[i] = 1, dsp[i] = size - 1 - i;   /* Gatherv/Scatterv: rows reversed */
+    FOR_ROOTS(root, size) {
+        step("MPI_Gather one double per rank, root %d recvtype strided", root);
+        for (int i = 0; i < cells; i++) mat[i] = -1;
+        x = dv(rank, root);
+        MPI_Gather(&x, 1, MPI_DOUBLE, mat + col, 1, elem, root, w);
+        for (int i = 0; rank == root && i < cells; i++)
+            NEED(mat[i] == (i % N == col ? dv(i / N, root) : -1),
+                 "gather root %d: mat[%d][%d] = %g", root, i / N, i % N, mat[i]);
+        step("MPI_Gather a column per rank, root %d", root);
+        for (int i = 0; i < cells; i++) mat[i] = -1;
+        for (int r = 0; r < size; r++) v[r] = dv(rank, 100 + r);
+        MPI_Gather(v, size, MPI_DOUBLE, mat, 1, colblk, root, w);
+        for (int i = 0; rank == root && i < cells; i++)
+            NEED(mat[i] == (i % N < size ? dv(i % N, 100 + i / N) : -1),
+                 "column gather root %d: mat[%d][%d] = %g", root, i / N, i % N, mat[i]);
+        step("MPI_Scatter one double per rank, root %d sendtype strided", root);
+        for (int i = 0; i < cells; i++) mat[i] = i % N == col ? dv(i / N, 200 + root) : -1;
+        x = -1;
+        MPI_Scatter(mat + col, 1, elem, &x, 1, MPI_DOUBLE, root, w);
+        NEED(x == dv(rank, 200 + root), "scatter root %d: got %g", root, x);
+        step("MPI_Scatter a column per rank, root %d", root);
+        for (int i = 0; i < cells; i++) mat[i] = i % N < size ? dv(i % N, 300 + i / N) : -1;
+        for (int r = 0; r < size; r++) v[r] = -1;
+        MPI_Scatter(mat, 1, colblk, v, size, MPI_DOUBLE, root, w);
+        for (int r = 0; r < size; r++)
+            NEED(v[r] == dv(rank, 300 + r), "column scatter root %d: v[%d] = %g", root, r, v[r]);
+        step("MPI_Gatherv, root %d recvtype strided, displacements reversed", root);
+        for (int i = 0; i < cells; i++) mat[i] = -1;
+        x = dv(rank, 400);
+        MPI_Gatherv(&x, 1, MPI_DOUBLE, mat + col, cnt, dsp, elem, root, w);
+        for (int i = 0; rank == root && i < cells; i++)
+            NEED(mat[i] == (i % N == col ? dv(size - 1 - i / N, 400) : -1),
+                 "gatherv root %d: mat[%d][%d] = %g", root, i / N, i % N, mat[i]);
+        step("MPI_Scatterv, root %d sendtype strided, displacements reversed", root);
+        for (int i = 0; i < cells; i++) mat[i] = i % N == col ? dv(size - 1 - i / N, 500) : -1;
+        x = -1;
+        MPI_Scatterv(mat + col, cnt, dsp, elem, &x, 1, MPI_DOUBLE, root, w);
+        NEED(x == dv(rank, 500), "scatterv root %d: got %g", root, x);
+    }
+    step("MPI_Allgather, rank 0 receives strided, the others contiguous");
+    for (int i = 0; i < cells; i++) mat[i] = -1;
+    for (int r = 0; r < size; r++) v[r] = -1;
+    x = dv(rank, 600);
+    if (rank == 0)
+        MPI_Allgather(&x, 1, MPI_DOUBLE, mat + col, 1, elem, w);
+    else
+        MPI_Allgather(&x, 1, MPI_DOUBLE, v, 1, MPI_DOUBLE, w);
+    for (int i = 0; rank == 0 && i < cells; i++)
+        NEED(mat[i] == (i % N == col ? dv(i / N, 600) : -1),
+             "allgather: mat[%d][%d] = %g", i / N, i % N, mat[i]);
+    for (int r = 0; rank != 0 && r < size; r++)
+        NEED(v[r] == dv(r, 600), "allgather: v[%d] = %g", r, v[r]);
+    MPI_Type_free(&elem), MPI_Type_free(&colblk);
+    free(mat), free(v), free(cnt), free(dsp);
+}
+
+/* sum of doubles, for MPI_DOUBLE or a contiguous type of doubles */
+static void dsum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int bytes;
+    MPI_Type_size(*dt, &bytes);
+    for (long i = 0; i < (long)*len * (bytes / (int)sizeof(double)); i++)
+        ((double *)inout)[i] += ((const double *)in)[i];
+}
+
+/* sum over MPI_Type_vector(n, 1, 2, MPI_INT) elements: n ints (from the
+   type's size), every other one, extent 2n-1 ints; holes stay untouched */
+static void ssum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    const int *a = in;
+    int *b = inout, bytes, n = (MPI_Type_size(*dt, &bytes), bytes / (int)sizeof(int));
+    for (long e = 0; e < *len; e++)
+        for (long j = 0, o = e * (2 * n - 1); j < n; j++)
+            b[o + 2 * j] += a[o + 2 * j];
+}
+
+static int iv(int k, int salt) { return 7 * k + salt; }
+
+/* 2. One type signature, three memory layouts, chosen per rank. */
+static void t_mixed_layouts(void)
+{
+    static const int counts[] = {1, 512, 65536};
+    MPI_Datatype pair, vec, vec2, c4;
+    MPI_Op ssum, dsum;
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Type_contiguous(2, MPI_INT, &pair), MPI_Type_commit(&pair);
+    MPI_Op_create(ssum_fn, 1, &ssum);
+    MPI_Op_create(dsum_fn, 1, &dsum);
+    for (int ci = 0; ci < 3; ci++) {
+        const int count = counts[ci], n = 2 * count;
+        int *buf = xmalloc(sizeof(int) * 3 * n);
+        /* n ints, one every third int: holes between them */
+        MPI_Type_vector(n, 1, 3, MPI_INT, &vec), MPI_Type_commit(&vec);
+        /* shift rotates the layouts over the ranks, so np 2 meets all pairs */
+        for (int shift = 0; shift < 3; shift++) {
+            FOR_ROOTS(root, size) {
+                const int L = (rank + shift) % 3, stride = L == 2 ? 3 : 1;
+                const int salt = count + 10 * shift + 100 * root;
+                step("MPI_Bcast count %d root %d shift %d", count, root, shift);
+                for (int i = 0; i < 3 * n; i++) buf[i] = -2;
+                for (int k = 0; k < n; k++) buf[k * stride] = rank == root ? iv(k, salt) : -1;
+                if (L == 0)
+                    MPI_Bcast(buf, n, MPI_INT, root, w);
+                else if (L == 1)
+                    MPI_Bcast(buf, count, pair, root, w);
+                else
+                    MPI_Bcast(buf, 1, vec, root, w);
+                for (int i = 0; i < 3 * n; i++) {
+                    int want = i % stride == 0 && i / stride < n ? iv(i / stride, salt) : -2;
+                    NEED(buf[i] == want, "bcast count %d root %d layout %d: buf[%d] = %d, "
+                         "want %d", count, root, L, i, buf[i], want);
+                }
+            }
+        }
+        MPI_Type_free(&vec);
+        free(buf);
+        /* reductions need the same datatype on every rank: one strided
+           type everywhere, every other int of the buffers. Predefined ops
+           are only defined on predefined types (Open MPI refuses MPI_SUM
+           here), so the sum is a user op that knows the layout. */
+        step("MPI_Allreduce count %d of a strided int type", count);
+        int *sb = xmalloc(sizeof(int) * n), *rb = xmalloc(sizeof(int) * n);
+        MPI_Type_vector(count, 1, 2, MPI_INT, &vec2), MPI_Type_commit(&vec2);
+        for (int k = 0; k < count; k++)
+            sb[2 * k] = 3 * rank + k, sb[2 * k + 1] = -5, rb[2 * k] = rb[2 * k + 1] = -9;
+        MPI_Allreduce(sb, rb, 1, vec2, ssum, w);
+        for (int k = 0; k < count; k++) {
+            int want = 3 * size * (size - 1) / 2 + size * k;
+            NEED(rb[2 * k] == want && rb[2 * k + 1] == -9 && sb[2 * k] == 3 * rank + k &&
+                 sb[2 * k + 1] == -5, "strided allreduce count %d: element %d: %d (hole %d),"
+                 " want %d", count, k, rb[2 * k], rb[2 * k + 1], want);
+        }
+        MPI_Type_free(&vec2);
+        free(sb), free(rb);
+    }
+    MPI_Type_free(&pair);
+    /* a derived element of 4 doubles; summed by a user op (see above) */
+    double s[12], r[12];
+    MPI_Type_contiguous(4, MPI_DOUBLE, &c4), MPI_Type_commit(&c4);
+    FOR_ROOTS(root, size) {
+        step("MPI_Reduce 3 x contiguous(4, MPI_DOUBLE), root %d", root);
+        for (int j = 0; j < 12; j++) s[j] = rank + 0.25 * j, r[j] = -1;
+        MPI_Reduce(s, r, 3, c4, dsum, root, w);
+        for (int j = 0; rank == root && j < 12; j++)
+            NEED(r[j] == size * (size - 1) / 2.0 + size * 0.25 * j,
+                 "reduce of contiguous(4) root %d: r[%d] = %g", root, j, r[j]);
+    }
+    MPI_Type_free(&c4), MPI_Op_free(&ssum), MPI_Op_free(&dsum);
+}
+
+/* 3. A large Isend outstanding across a collective: with a rendezvous
+   protocol the transfer needs the sender's MPI progress, which MPI gives
+   inside the Allreduce. Rank 1 cannot reach the Allreduce before it has
+   the whole message. */
+static void t_isend_before_coll(void)
+{
+    enum { BIG = 1 << 20, N = 1024 };   /* 4 MiB of ints */
+    int *buf, a[N], s[N];
+    MPI_Request req;
+    if (need_two())
+        return;
+    buf = rank < 2 ? xmalloc(sizeof(int) * BIG) : NULL;
+    for (int i = 0; i < N; i++) a[i] = rank + i, s[i] = -1;
+    step("rank 0: Isend 4 MiB, Allreduce, Wait; rank 1: Recv, Allreduce");
+    for (int i = 0; rank < 2 && i < BIG; i++) buf[i] = rank == 0 ? i ^ 0x5a5a : 0;
+    if (rank == 0)
+        MPI_Isend(buf, BIG, MPI_INT, 1, 7, MPI_COMM_WORLD, &req);
+    if (rank == 1)
+        MPI_Recv(buf, BIG, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int i = 0; rank == 1 && i < BIG; i++)
+        NEED(buf[i] == (i ^ 0x5a5a), "message: buf[%d] = %d", i, buf[i]);
+    MPI_Allreduce(a, s, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; i < N; i++)
+        NEED(s[i] == size * (size - 1) / 2 + size * i, "allreduce: s[%d] = %d", i, s[i]);
+    free(buf);
+}
+
+/* 4. Rank 1 blocks in a Recv while its Iallreduce is outstanding; the
+   message comes only once rank 0's Iallreduce completed, which needs rank
+   1's part of the reduction to progress inside that Recv. 1024 ints can
+   complete from what the start calls sent eagerly; 4 MiB cannot. */
+static void t_recv_with_icoll(void)
+{
+    static const int ns[] = {1024, 1 << 20};
+    MPI_Request req;
+    if (need_two())
+        return;
+    for (int ni = 0; ni < 2; ni++) {
+        const int N = ns[ni];
+        int *a = xmalloc(sizeof(int) * 3 * (size_t)N), *s = a + N, *got = a + 2 * N;
+        for (int i = 0; i < N; i++) a[i] = 2 * rank + (i & 4095), s[i] = got[i] = -1;
+        step("Iallreduce %d ints; rank 0 Wait then Send, rank 1 Recv then Wait", N);
+        MPI_Iallreduce(a, s, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+        if (rank == 1)   /* rank 0 sends part of its result, so only after its Wait */
+            MPI_Recv(got, 1024, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (rank == 0)
+            MPI_Send(s, 1024, MPI_INT, 1, 11, MPI_COMM_WORLD);
+        for (int i = 0; i < N; i++) {
+            int want = size * (size - 1) + size * (i & 4095);
+            NEED(s[i] == want, "iallreduce %d: s[%d] = %d, want %d", N, i, s[i], want);
+            NEED(rank != 1 || i >= 1024 || got[i] == want, "message from rank 0: [%d] = %d",
+                 i, got[i]);
+        }
+        free(a);
+    }
+}
+
+static void isum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+}
+
+/* 5. Two outstanding Iallreduces, one with a user op (which a drop-in would
+   hand to MPI) and one with MPI_SUM, completed in different orders on
+   different ranks: legal, since both are started in the same order.
+   256 KiB each, beyond eager sizes, so that the start calls alone do not
+   finish them. */
+static void t_fallback_first(void)
+{
+    enum { N = 65536 };
+    int *a = xmalloc(sizeof(int) * 4 * N), *ra = a + N, *b = a + 2 * N, *rb = a + 3 * N;
+    MPI_Request q[2];   /* A, B */
+    MPI_Op isum;
+    MPI_Op_create(isum_fn, 1, &isum);
+    for (int i = 0; i < N; i++)
+        a[i] = rank + i, b[i] = 5 * rank - i, ra[i] = rb[i] = -1;
+    step("Iallreduce(user op) A, Iallreduce(MPI_SUM) B; rank 0 waits B first");
+    MPI_Iallreduce(a, ra, N, MPI_INT, isum, MPI_COMM_WORLD, &q[0]);
+    MPI_Iallreduce(b, rb, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]);
+    MPI_Wait(&q[rank == 0], MPI_STATUS_IGNORE);   /* rank 0: B, then A */
+    MPI_Wait(&q[rank != 0], MPI_STATUS_IGNORE);
+    for (int i = 0; i < N; i++) {
+        NEED(ra[i] == size * (size - 1) / 2 + size * i, "user-op iallreduce: [%d] = %d", i, ra[i]);
+        NEED(rb[i] == 5 * size * (size - 1) / 2 - size * i, "MPI_SUM iallreduce: [%d] = %d",
+             i, rb[i]);
+    }
+    MPI_Op_free(&isum);
+    free(a);
+}
+
+/* 6. The first collective on a new communicator is non-blocking and one
+   member starts it only after a message the other sends after starting
+   it: nothing may block in the start call (e.g. setting something up
+   collectively on first use). */
+static void fresh(MPI_Comm c, int use_bcast, const char *what)
+{
+    enum { N = 4096 };
+    int cr, cs, tok = -1, bb[N];
+    MPI_Request req;
+    MPI_Comm_rank(c, &cr);
+    MPI_Comm_size(c, &cs);
+    for (int i = 0; i < N; i++) bb[i] = cr == 0 ? 3 * i + 1 : -1;
+    step("%s: first collective %s", what, use_bcast ? "Ibcast" : "Ibarrier");
+    /* rank 1: Recv, start, Wait; rank 0: start, Send, Wait; others: start, Wait */
+    if (cr == 1) {
+        MPI_Recv(&tok, 1, MPI_INT, 0, 5, c, MPI_STATUS_IGNORE);
+        NEED(tok == 12345, "%s: token %d", what, tok);
+    }
+    if (use_bcast)
+        MPI_Ibcast(bb, N, MPI_INT, 0, c, &req);
+    else
+        MPI_Ibarrier(c, &req);
+    if (cr == 0 && cs > 1) {
+        tok = 12345;
+        MPI_Send(&tok, 1, MPI_INT, 1, 5, c);
+    }
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; use_bcast && i < N; i++)
+        NEED(bb[i] == 3 * i + 1, "%s: ibcast [%d] = %d", what, i, bb[i]);
+}
+
+static void t_ibarrier_fresh(void)
+{
+    MPI_Comm c;
+    if (need_two())
+        return;
+    for (int use_bcast = 0; use_bcast < 2; use_bcast++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        fresh(c, use_bcast, "MPI_Comm_dup");
+        MPI_Comm_free(&c);
+        /* two colors from np 3 on: {0,1} and {2,3} */
+        MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &c);
+        fresh(c, use_bcast, "MPI_Comm_split");
+        MPI_Comm_free(&c);
+    }
+}
+
+/* 7. User ops. The non-commutative one is 2x2 integer matrix product mod P
+   on elements of 4 ints. MPI calls the function as inout = in (op) inout
+   with in from the lower ranks, so inout = in * inout; the result must be
+   M(0) * M(1) * ... in rank order. */
+#define P 1000003LL
+static void mat_mul(const int *a, const int *b, int *out)
+{
+    long long o[4];   /* out may alias a or b */
+    for (int i = 0; i < 4; i++)
+        o[i] = (a[i & 2] * (long long)b[i & 1] + a[(i & 2) + 1] * (long long)b[(i & 1) + 2]) % P;
+    for (int i = 0; i < 4; i++)
+        out[i] = (int)o[i];
+}
+
+static void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int e = 0; e < *len; e++)
+        mat_mul((const int *)in + 4 * e, (int *)inout + 4 * e, (int *)inout + 4 * e);
+}
+
+static void mat_of(int r, int k, int *m)   /* rank r's element k */
+{
+    m[0] = (int)((31LL * r + 7LL * k + 1) % P), m[1] = (int)((r + 2LL * k + 3) % P);
+    m[2] = (int)((5LL * r + k + 2) % P), m[3] = (int)(((long long)r * r + 3LL * k + 4) % P);
+}
+
+/* got must be M(0) * ... * M(last), elementwise */
+static void mat_check(const int *got, int count, int last, const char *what)
+{
+    int want[4], m[4];
+    for (int k = 0; k < count; k++) {
+        mat_of(0, k, want);
+        for (int r = 1; r <= last; r++)
+            mat_of(r, k, m), mat_mul(want, m, want);
+        NEED(!memcmp(got + 4 * k, want, sizeof want), "%s count %d: element %d = "
+             "[%d %d; %d %d], want [%d %d; %d %d]", what, count, k, got[4 * k],
+             got[4 * k + 1], got[4 * k + 2], got[4 * k + 3], want[0], want[1], want[2], want[3]);
+    }
+}
+
+static void t_user_ops(void)
+{
+    enum { ND = 100000 };
+    static const int counts[] = {1, 1000};
+    MPI_Datatype m4;
+    MPI_Op mm, dsum;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int *s = xmalloc(sizeof(int) * 4 * 1000), *r = xmalloc(sizeof(int) * 4 * 1000);
+    MPI_Type_contiguous(4, MPI_INT, &m4), MPI_Type_commit(&m4);
+    MPI_Op_create(matmul_fn, 0, &mm);
+    MPI_Op_create(dsum_fn, 1, &dsum);
+    for (int ci = 0; ci < 2; ci++) {
+        const int count = counts[ci];
+        for (int k = 0; k < count; k++)
+            mat_of(rank, k, s + 4 * k);
+        step("non-commutative Allreduce count %d", count);
+        memset(r, 0xff, sizeof(int) * 4 * count);
+        MPI_Allreduce(s, r, count, m4, mm, w);
+        mat_check(r, count, size - 1, "matmul allreduce");
+        FOR_ROOTS(root, size) {
+            step("non-commutative Reduce count %d root %d", count, root);
+            memset(r, 0xff, sizeof(int) * 4 * count);
+            MPI_Reduce(s, r, count, m4, mm, root, w);
+            if (rank == root)
+                mat_check(r, count, size - 1, "matmul reduce");
+        }
+        step("non-commutative Scan count %d", count);
+        memset(r, 0xff, sizeof(int) * 4 * count);
+        MPI_Scan(s, r, count, m4, mm, w);
+        mat_check(r, count, rank, "matmul scan");
+    }
+    /* long enough that an implementation would pipeline or segment it;
+       halves keep every partial sum exact in any order */
+    double *ds = xmalloc(sizeof(double) * ND), *dr = xmalloc(sizeof(double) * ND);
+    for (int i = 0; i < ND; i++) ds[i] = rank + 0.5 * (i % 100), dr[i] = -1;
+    step("commutative user op on %d doubles", ND);
+    MPI_Allreduce(ds, dr, ND, MPI_DOUBLE, dsum, w);
+    for (int i = 0; i < ND; i++)
+        NEED(dr[i] == size * (size - 1) / 2.0 + size * 0.5 * (i % 100),
+             "double user-op allreduce: [%d] = %g", i, dr[i]);
+    MPI_Op_free(&mm), MPI_Op_free(&dsum), MPI_Type_free(&m4);
+    free(s), free(r), free(ds), free(dr);
+}
+
+/* 8. MPI-4 large-count calls beside the int ones in the same collective. */
+static void t_bcast_c(void)
+{
+#if MPI_VERSION >= 4
+    enum { N = 1 << 18 };   /* 1 MiB of ints */
+    int *buf = xmalloc(sizeof(int) * N), *out = xmalloc(sizeof(int) * N);
+    FOR_ROOTS(root, size) {
+        step("MPI_Bcast_c on even ranks, MPI_Bcast on odd, root %d", root);
+        for (int i = 0; i < N; i++) buf[i] = rank == root ? i * 3 + root : -1;
+        if (rank % 2 == 0)
+            MPI_Bcast_c(buf, (MPI_Count)N, MPI_INT, root, MPI_COMM_WORLD);
+        else
+            MPI_Bcast(buf, N, MPI_INT, root, MPI_COMM_WORLD);
+        for (int i = 0; i < N; i++)
+            NEED(buf[i] == i * 3 + root, "bcast root %d: [%d] = %d", root, i, buf[i]);
+    }
+    step("MPI_Allreduce_c on even ranks, MPI_Allreduce on odd");
+    for (int i = 0; i < N; i++) buf[i] = rank - (i & 1023), out[i] = -1;
+    if (rank % 2 == 0)
+        MPI_Allreduce_c(buf, out, (MPI_Count)N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        MPI_Allreduce(buf, out, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        NEED(out[i] == size * (size - 1) / 2 - size * (i & 1023), "allreduce: [%d] = %d",
+             i, out[i]);
+    free(buf), free(out);
+#else
+    skip("MPI < 4");
+#endif
+}
+
+/* 9. MPI_IN_PLACE on a split communicator whose rank order is the reverse
+   of the world's (one color, then two). Contributions carry the world
+   rank, and the check derives which world rank each comm rank is, so a
+   layer that ordered the members differently from MPI is caught. */
+static int wv(int wr, int i) { return 100000 * wr + i + 1; }
+
+static void t_inplace(void)
+{
+    enum { M = 300 };
+    for (int ncol = 1; ncol <= 2; ncol++) {
+        const int color = rank % ncol, n = (size - color + ncol - 1) / ncol;
+        int cr, cs, wsum = 0, *wr = xmalloc(sizeof(int) * n);
+        int *b = xmalloc(sizeof(int) * n * M);
+        MPI_Comm c;
+        MPI_Comm_split(MPI_COMM_WORLD, color, size - rank, &c);
+        MPI_Comm_rank(c, &cr);
+        MPI_Comm_size(c, &cs);
+        for (int j = 0; j < n; j++)   /* members color, color+ncol, ... reversed */
+            wr[j] = color + ncol * (n - 1 - j), wsum += wr[j];
+        NEED(cs == n && wr[cr] == rank, "split %d: rank %d of %d, expected %d of %d", ncol, cr,
+             cs, n - 1 - (rank - color) / ncol, n);
+        step("split %d: Allreduce in place", ncol);
+        for (int i = 0; i < M; i++) b[i] = wv(rank, i);
+        MPI_Allreduce(MPI_IN_PLACE, b, M, MPI_INT, MPI_SUM, c);
+        for (int i = 0; i < M; i++)
+            NEED(b[i] == 100000 * wsum + n * (i + 1), "split %d allreduce: [%d] = %d", ncol, i,
+                 b[i]);
+        step("split %d: Allgather in place", ncol);
+        for (int i = 0; i < n * M; i++) b[i] = i / M == cr ? wv(rank, i % M) : -1;
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, M, MPI_INT, c);
+        for (int i = 0; i < n * M; i++)
+            NEED(b[i] == wv(wr[i / M], i % M), "split %d allgather: [%d] = %d", ncol, i, b[i]);
+        FOR_ROOTS(root, n) {
+            step("split %d: Reduce in place root %d", ncol, root);
+            for (int i = 0; i < M; i++) b[i] = wv(rank, i);
+            if (cr == root)
+                MPI_Reduce(MPI_IN_PLACE, b, M, MPI_INT, MPI_SUM, root, c);
+            else
+                MPI_Reduce(b, NULL, M, MPI_INT, MPI_SUM, root, c);
+            for (int i = 0; cr == root && i < M; i++)
+                NEED(b[i] == 100000 * wsum + n * (i + 1), "split %d reduce root %d: [%d] = %d",
+                     ncol, root, i, b[i]);
+            step("split %d: Gather in place root %d", ncol, root);
+            for (int i = 0; i < n * M; i++)
+                b[i] = (cr == root ? i / M == cr : i < M) ? wv(rank, i % M) : -1;
+            if (cr == root)
+                MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, M, MPI_INT, root, c);
+            else
+                MPI_Gather(b, M, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, c);
+            for (int i = 0; cr == root && i < n * M; i++)
+                NEED(b[i] == wv(wr[i / M], i % M), "split %d gather root %d: [%d] = %d", ncol,
+                     root, i, b[i]);
+            step("split %d: Scatter in place root %d", ncol, root);
+            for (int i = 0; i < n * M; i++) b[i] = cr == root ? wv(wr[i / M], i % M) + 7 : -1;
+            if (cr == root)
+                MPI_Scatter(b, M, MPI_INT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, c);
+            else
+                MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, b, M, MPI_INT, root, c);
+            /* the root's own block stays where it was, untouched */
+            for (int i = 0; i < (cr == root ? n * M : M); i++) {
+                int want = cr == root ? wv(wr[i / M], i % M) + 7 : wv(rank, i) + 7;
+                NEED(b[i] == want, "split %d scatter root %d: [%d] = %d", ncol, root, i, b[i]);
+            }
+        }
+        MPI_Comm_free(&c);
+        free(wr), free(b);
+    }
+}
+
+static const struct { const char *name; void (*fn)(void); } tests[] = {
+    {"strided_gather", t_strided_gather}, {"mixed_layouts", t_mixed_layouts},
+    {"isend_before_coll", t_isend_before_coll}, {"recv_with_icoll", t_recv_with_icoll},
+    {"fallback_first", t_fallback_first}, {"ibarrier_fresh", t_ibarrier_fresh},
+    {"user_ops", t_user_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
+};
+
+int main(int argc, char **argv)
+{
+    int ran = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    verbose = getenv("MPI_STD_VERBOSE") && strcmp(getenv("MPI_STD_VERBOSE"), "0");
+    for (size_t t = 0; argc > 1 && t < sizeof tests / sizeof *tests; t++)
+        if (!strcmp(argv[1], "all") || !strcmp(argv[1], tests[t].name)) {
+            test = tests[t].name;
+            tests[t].fn();
+            if (test)   /* NULL: the subtest printed its own skip line */
+                verdict();
+            ran++;
+        }
+    if (!ran && !rank) {
+        fprintf(stderr, "usage: mpi_std all");
+        for (size_t t = 0; t < sizeof tests / sizeof *tests; t++)
+            fprintf(stderr, "|%s", tests[t].name);
+        fputc('\n', stderr);
+    }
+    MPI_Finalize();
+    return ran ? 0 : 2;
+}
