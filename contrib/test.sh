@@ -142,7 +142,7 @@ tsan_check() (
     done
 )
 
-stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev qemu-system-x86 busybox-static kmod cpio xz-utils binutils iproute2 clang" "$top/contrib/deps.sh" || exit 1
+stage "dependencies" env VCOLL_EXTRA_PKGS="mpich libmpich-dev gfortran qemu-system-x86 busybox-static kmod cpio xz-utils binutils iproute2 clang" "$top/contrib/deps.sh" || exit 1
 [ $slurm -eq 1 ] && stage "single-node Slurm" "$top/contrib/slurm-local.sh" start
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) || { echo "autogen.sh failed"; exit 1; }
 stage "build + make check" check_in "$build"
