@@ -244,6 +244,11 @@ int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     c.o.esize = kind == COLL_BARRIER ? 1 : dtype_size(dt);
     if (ops_is_user(op) && ops_lookup(op, &c.o.ufn, &commutative))
         return 0;   /* coll_run reports it */
+    /* a reduction window holds at least one whole element only up to this
+       size (two chunks of the smallest segment): larger opaque elements
+       (vc_dtype_opaque) reduce by messages */
+    if ((kind == COLL_REDUCE || kind == COLL_ALLREDUCE) && c.o.esize > 8192)
+        return 0;
     if (!wanted(kind, cc, count * c.o.esize, !commutative))
         return 0;
     /* collective over comm, the same on every member */

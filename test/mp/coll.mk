@@ -11,3 +11,6 @@ test_mp_mp_coll_a2a_LDADD = libvcoll.la
 check_PROGRAMS += test/mp/mp_loc
 test_mp_mp_loc_SOURCES = test/mp/mp_loc.c test/mp/mp_util.h
 test_mp_mp_loc_LDADD = libvcoll.la
+check_PROGRAMS += test/mp/mp_userop
+test_mp_mp_userop_SOURCES = test/mp/mp_userop.c test/mp/mp_util.h
+test_mp_mp_userop_LDADD = libvcoll.la
