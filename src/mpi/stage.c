@@ -35,6 +35,10 @@ static int add_free(vcmpi_stage_t *s, void *p)
 static int copy(int dir, void *user, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
                 char *packed)
 {
+    if (ti->flat) {
+        vcmpi_flat_copy(dir, user, (size_t)count, ti->extent, ti->flat, packed);
+        return MPI_SUCCESS;
+    }
     size_t per = ti->size ? CHUNK_BYTES / ti->size : (size_t)count;
     if (per == 0)
         per = 1;
@@ -136,6 +140,7 @@ int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
     u->user = buf;
     u->count = count;
     u->ti = *ti;
+    vcmpi_flat_hold(u->ti.flat);     /* the type may be freed before the end */
     s->nun++;
     return MPI_SUCCESS;
 }
@@ -162,6 +167,7 @@ int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
         int r = ok ? copy(1, u->user, u->count, u->dt, &u->ti, u->packed) : MPI_SUCCESS;
         if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
             rc = r;
+        vcmpi_flat_drop(u->ti.flat);
     }
     if (s->has_vop)
         vc_op_free(&s->vop);

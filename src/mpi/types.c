@@ -33,6 +33,7 @@ static vc_dtype_t int_type(size_t size, int is_signed)
 static int drop_info(MPI_Datatype dt, int keyval, void *val, void *extra)
 {
     (void)dt, (void)keyval, (void)extra;
+    vcmpi_flat_drop(((vcmpi_tinfo_t *)val)->flat);
     free(val);
     return MPI_SUCCESS;
 }
@@ -223,6 +224,8 @@ static int compute(MPI_Datatype dt, int named, vcmpi_tinfo_t *ti)
     /* a type whose data spans exactly its size has no holes; elements sit
        back to back when the extent is that size too */
     ti->contig = textent == sz && ti->extent == sz;
+    if (!named && !ti->contig && !(ti->flat = vcmpi_flatten(dt, ti->size)))
+        vcmpi_log("a datatype the walk does not follow: MPI_Pack packs it");
     int i = find(named ? dt : basic_of(dt, 0));
     if (i < 0)
         return 0;
@@ -276,9 +279,14 @@ const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti)
             return "invalid datatype";
         if (vcmpi.type_keyval != MPI_KEYVAL_INVALID && (cached = malloc(sizeof *cached))) {
             *cached = *ti;
-            if (PMPI_Type_set_attr(dt, vcmpi.type_keyval, cached) != MPI_SUCCESS)
-                free(cached);
+            if (PMPI_Type_set_attr(dt, vcmpi.type_keyval, cached) == MPI_SUCCESS)
+                return NULL;
+            free(cached);
         }
+        /* not cached: this call's copy is the only one, and it cannot be
+           released; packing without the list is slower, not wrong */
+        vcmpi_flat_drop(ti->flat);
+        ti->flat = NULL;
         return NULL;
     }
     if (compute(dt, 1, ti))

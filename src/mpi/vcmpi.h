@@ -43,6 +43,25 @@ typedef struct vcmpi_comm {
     struct vcmpi_comm *prev, *next;
 } vcmpi_comm_t;
 
+/* flatten.c: one element of a datatype as byte segments in type-map
+   order, shared by reference (the type's cache and the calls in flight) */
+typedef struct vcmpi_seg {
+    MPI_Aint off;
+    size_t len;
+} vcmpi_seg_t;
+typedef struct vcmpi_flat {
+    int refs;
+    size_t n;
+    vcmpi_seg_t seg[];
+} vcmpi_flat_t;
+/* NULL when the walk cannot follow dt or the list would be long */
+vcmpi_flat_t *vcmpi_flatten(MPI_Datatype dt, size_t size);
+void vcmpi_flat_hold(vcmpi_flat_t *f);
+void vcmpi_flat_drop(vcmpi_flat_t *f);
+/* dir 0: count elements at user into packed; 1: back */
+void vcmpi_flat_copy(int dir, char *user, size_t count, MPI_Aint extent,
+                     const vcmpi_flat_t *f, char *packed);
+
 /* What vcoll needs of a datatype (types.c), the same on every rank that
    has the same type. */
 enum { VCMPI_OPS_ALL, VCMPI_OPS_LOGICAL, VCMPI_OPS_SUM };
@@ -55,6 +74,8 @@ typedef struct vcmpi_tinfo {
     int kind;                /* VCMPI_OPS_*: which ops */
     vc_dtype_t vtype;
     size_t nv;
+    vcmpi_flat_t *flat;      /* the layout, when not contiguous (or NULL:
+                                MPI_Pack packs it); owned by the cache */
 } vcmpi_tinfo_t;
 
 /* stage.c: a call's data as vcoll sees it, and the unpacks and frees due
