@@ -20,6 +20,7 @@
 #include "vcoll.h"
 #include "coll/sched.h"
 #include "dtype/dtype.h"
+#include "core/ops.h"
 #include "sim.h"
 
 #define FILL 0xA5
@@ -235,7 +236,8 @@ static int run_case(const tcase_t *t)
         coll_args_set(&a, kind, r, p, t->root, cnt, op_dt(op), VC_SUM, ip);
         if (op >= OP_USER_COMM) {
             a.op = (vc_op_t)64;
-            a.ufn = op == OP_USER_AFFINE ? affine_fn : add_fn;
+            static const ops_user_t affine_u = {.fn = affine_fn}, add_u = {.fn = add_fn};
+            a.ufn = op == OP_USER_AFFINE ? &affine_u : &add_u;
             a.noncomm = op == OP_USER_AFFINE;
         } else if (op == OP_U8_MAX) {
             a.op = VC_MAX;
