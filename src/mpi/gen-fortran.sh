@@ -38,6 +38,10 @@ function line(s) { body = body s "\n" }
             p = "MPI_Fint *" a; c = "&r" i
             decls = decls "    MPI_Request r" i " = PMPI_Request_f2c(*" a ");\n"
             post = post "    *" a " = PMPI_Request_c2f(r" i ");\n"
+        } else if (k == "opio") {
+            p = "MPI_Fint *" a; c = "&op" i
+            decls = decls "    MPI_Op op" i " = PMPI_Op_f2c(*" a ");\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = PMPI_Op_c2f(op" i ");\n"
         } else if (k == "msg" || k == "msgio") {
             p = "MPI_Fint *" a; c = "&m" i
             decls = decls "    MPI_Message m" i " = " (k == "msg" ? "MPI_MESSAGE_NULL" : "PMPI_Message_f2c(*" a ")") ";\n"

@@ -68,6 +68,14 @@ static const char *map_mpi_op(MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti, vc_
     c->size = ti->size;
     if ((*err = vcmpi_stage_keep_type(s, dt, &c->dt)))
         return NULL;
+    /* MPI lets the program free the op right after starting a
+       non-blocking call: the op must outlive the call */
+    if (s->nonblocking) {
+        if ((*err = vcmpi_op_hold(op)))
+            return NULL;
+        s->held_op = op;
+        s->held = 1;
+    }
     if (vc_op_create_ctx(run_mpi_op, c, commute, vop) != VC_SUCCESS) {
         *err = MPI_ERR_NO_MEM;
         return NULL;

@@ -172,6 +172,9 @@ int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
     if (s->has_vop)
         vc_op_free(&s->vop);
     s->has_vop = 0;
+    if (s->held)
+        vcmpi_op_release(s->held_op);
+    s->held = 0;
     for (int i = 0; i < s->ndup; i++)
         PMPI_Type_free(&s->dup[i]);
     for (int i = 0; i < s->nfree; i++)

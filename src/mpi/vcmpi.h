@@ -100,6 +100,8 @@ typedef struct vcmpi_stage {
     int ndup;
     vc_op_t vop;             /* a vcoll op made for this call (has_vop) */
     int has_vop;
+    MPI_Op held_op;          /* an MPI op kept alive for the call (held) */
+    int held;
 } vcmpi_stage_t;
 
 /* a non-blocking collective in flight: a generalized MPI request the
@@ -139,6 +141,10 @@ struct vcmpi {
     struct { MPI_Datatype mpi; vc_dtype_t vc; int mult, kind; } types[VCMPI_NTYPES];
     int ntypes;
     int type_keyval;         /* vcmpi_tinfo_t cached on derived types */
+    /* ops.c: MPI ops that calls in flight still run; MPI_Op_free of one
+       is put off until the last of them ends (under lock) */
+    struct vcmpi_held_op { MPI_Op op; int uses, freed; } *held_ops;
+    int nheld, capheld;
 };
 extern struct vcmpi vcmpi;
 
@@ -172,6 +178,9 @@ int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t 
                char *packed);
 /* a datatype that must live as long as the call (a dup when non-blocking) */
 int vcmpi_stage_keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept);
+/* ops.c: keep op alive until vcmpi_op_release (MPI_ERR_NO_MEM if no room) */
+int vcmpi_op_hold(MPI_Op op);
+void vcmpi_op_release(MPI_Op op);
 /* ok: unpack (the call succeeded); then free everything */
 int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
 
