@@ -119,42 +119,6 @@ int MPI_Ialltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     return alltoall(sb, sc, st, rb, rc, rt, comm, req);
 }
 
-/* One vector side of n blocks: byte counts and displacements (into *v,
- * counts then displacements), the data where it lies when contiguous, else
- * a packed temporary (input: packed now; output: unpacked at the end;
- * both: in place). */
-static int stage_side(vcmpi_stage_t *s, int n, const void *buf, const int *cnt,
-                      const int *dsp, MPI_Datatype dt, int in, int out, void **vbuf,
-                      size_t *v)
-{
-    vcmpi_tinfo_t ti;
-    int err = 0;
-    if (vcmpi_tinfo(dt, &ti))
-        return MPI_ERR_TYPE;
-    size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        if (cnt[i] < 0)
-            return MPI_ERR_COUNT;
-        v[i] = (size_t)cnt[i] * ti.size;
-        v[n + i] = ti.contig ? (size_t)((MPI_Aint)dsp[i] * ti.extent) : total;
-        total += v[i];
-    }
-    if (ti.contig) {
-        *vbuf = (char *)buf + ti.true_lb;
-        return MPI_SUCCESS;
-    }
-    char *p = vcmpi_stage_alloc(s, total);
-    if (!p)
-        return MPI_ERR_NO_MEM;
-    *vbuf = p;
-    for (int i = 0; i < n && !err; i++) {
-        char *user = (char *)buf + (MPI_Aint)dsp[i] * ti.extent;
-        err = out ? vcmpi_stage_dst(s, user, cnt[i], dt, &ti, in, p + v[n + i])
-                  : vcmpi_pack(user, cnt[i], dt, &ti, p + v[n + i]);
-    }
-    return err;
-}
-
 static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
                       const int ds[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
@@ -171,7 +135,7 @@ static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const i
         if (!(v = vcmpi_stage_alloc(&s, 2 * (size_t)(n ? n : 1) * sizeof *v)))
             err = MPI_ERR_NO_MEM;
         else
-            err = stage_side(&s, n, rb, rcs, ds, rt, sb == MPI_IN_PLACE, 1, &vrb, v);
+            err = vcmpi_stage_vec(&s, n, rb, rcs, ds, rt, sb == MPI_IN_PLACE, 1, &vrb, v);
         if (!err && sb != MPI_IN_PLACE) {
             if (vcmpi_tinfo(st, &ti))
                 err = MPI_ERR_TYPE;
@@ -223,9 +187,9 @@ static int alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datat
         if (!(v = vcmpi_stage_alloc(&s, 4 * (size_t)(n ? n : 1) * sizeof *v)))
             err = MPI_ERR_NO_MEM;
         else
-            err = stage_side(&s, n, rb, rcs, rds, rt, inplace, 1, &vrb, v + 2 * n);
+            err = vcmpi_stage_vec(&s, n, rb, rcs, rds, rt, inplace, 1, &vrb, v + 2 * n);
         if (!err && !inplace)
-            err = stage_side(&s, n, sb, scs, sds, st, 1, 0, &vsb, v);
+            err = vcmpi_stage_vec(&s, n, sb, scs, sds, st, 1, 0, &vsb, v);
         else if (!err)
             memcpy(v, v + 2 * n, 2 * (size_t)n * sizeof *v);
     }

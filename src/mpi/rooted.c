@@ -156,48 +156,18 @@ int MPI_Iscatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_
     return scatter(sb, sc, st, rb, rc, rt, root, comm, req);
 }
 
-/* The root's vector side: counts and displacements in bytes into one
- * malloc'd block owned by the stage (*cnt, then *dsp); the data where the
- * user has it when the type is contiguous, else packed block by block into
- * a temporary (load/unpack per block). in = the blocks are vcoll's input
- * (scatterv), out = its output (gatherv); both for in-place gathers. */
+/* the root's vector side, counts and displacements in one block the stage
+   owns */
 static int stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt, const int *dsp,
                      MPI_Datatype dt, int in, int out, void **vbuf, size_t **vcnt,
                      size_t **vdsp)
 {
-    vcmpi_tinfo_t ti;
-    int err = 0;
     size_t *v = vcmpi_stage_alloc(s, 2 * (size_t)(n ? n : 1) * sizeof *v);
     if (!v)
         return MPI_ERR_NO_MEM;
-    if (tinfo(dt, 0, &ti, &err))
-        return err;
-    size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        if (cnt[i] < 0)
-            return MPI_ERR_COUNT;
-        v[i] = (size_t)cnt[i] * ti.size;
-        v[n + i] = ti.contig ? (size_t)((MPI_Aint)dsp[i] * ti.extent) : total;
-        total += v[i];
-    }
     *vcnt = v;
     *vdsp = v + n;
-    if (ti.contig) {
-        *vbuf = (char *)buf + ti.true_lb;
-        return MPI_SUCCESS;
-    }
-    char *p = vcmpi_stage_alloc(s, total);
-    if (!p)
-        return MPI_ERR_NO_MEM;
-    *vbuf = p;
-    for (int i = 0; i < n && !err; i++) {
-        char *user = (char *)buf + (MPI_Aint)dsp[i] * ti.extent;
-        if (out)
-            err = vcmpi_stage_dst(s, user, cnt[i], dt, &ti, in, p + v[n + i]);
-        else
-            err = vcmpi_pack(user, cnt[i], dt, &ti, p + v[n + i]);
-    }
-    return err;
+    return vcmpi_stage_vec(s, n, buf, cnt, dsp, dt, in, out, vbuf, v);
 }
 
 static int gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],

@@ -159,6 +159,42 @@ int vcmpi_stage_dst1(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
     return vcmpi_stage_dst(s, buf, count, dt, ti, load, p);
 }
 
+/* One vector side of n blocks: byte counts and displacements (into *v,
+ * counts then displacements), the data where it lies when contiguous, else
+ * a packed temporary (input: packed now; output: unpacked at the end;
+ * both: in place). */
+int vcmpi_stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt,
+                    const int *dsp, MPI_Datatype dt, int in, int out, void **vbuf,
+                    size_t *v)
+{
+    vcmpi_tinfo_t ti;
+    int err = 0;
+    if (vcmpi_tinfo(dt, &ti))
+        return MPI_ERR_TYPE;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (cnt[i] < 0)
+            return MPI_ERR_COUNT;
+        v[i] = (size_t)cnt[i] * ti.size;
+        v[n + i] = ti.contig ? (size_t)((MPI_Aint)dsp[i] * ti.extent) : total;
+        total += v[i];
+    }
+    if (ti.contig) {
+        *vbuf = (char *)buf + ti.true_lb;
+        return MPI_SUCCESS;
+    }
+    char *p = vcmpi_stage_alloc(s, total);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    *vbuf = p;
+    for (int i = 0; i < n && !err; i++) {
+        char *user = (char *)buf + (MPI_Aint)dsp[i] * ti.extent;
+        err = out ? vcmpi_stage_dst(s, user, cnt[i], dt, &ti, in, p + v[n + i])
+                  : vcmpi_pack(user, cnt[i], dt, &ti, p + v[n + i]);
+    }
+    return err;
+}
+
 int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
 {
     int rc = MPI_SUCCESS;

@@ -173,6 +173,12 @@ int vcmpi_stage_dst1(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
                      const vcmpi_tinfo_t *ti, int load, void **out);
 int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
                     const vcmpi_tinfo_t *ti, int load, char *packed);
+/* n blocks of a vector argument: byte counts and displacements into v
+   (counts, then displacements), *vbuf the data where it lies when the
+   type is contiguous, else a packed temporary (in: packed now; out:
+   unpacked at the end; both: in place) */
+int vcmpi_stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt, const int *dsp,
+                    MPI_Datatype dt, int in, int out, void **vbuf, size_t *v);
 /* count elements into packed, now */
 int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
                char *packed);
