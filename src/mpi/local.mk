@@ -3,19 +3,21 @@
 # library (per-target flags keep the two sets of objects apart).
 VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 	src/mpi/types.c src/mpi/error.c src/mpi/stats.c src/mpi/request.c \
-	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c src/mpi/large.c src/mpi/flatten.c src/mpi/ops.c \
+	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c src/mpi/large_rt.c src/mpi/flatten.c src/mpi/ops.c \
 	src/mpi/progress.c
 # Only the MPI entry points are its interface: C's, and the Fortran
 # bindings' (fortran_rt.h), generated from one table.
 VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPI_|mpi_|ompi_)'
 VCMPI_SOURCES += src/mpi/fortran_rt.h src/mpi/fortran_rt.c
-VCMPI_GEN = src/mpi/fortran.c
-$(VCMPI_GEN): $(srcdir)/src/mpi/fortran.tab $(srcdir)/src/mpi/gen-fortran.sh
+# the Fortran entry points and the large-count forms, from one table
+VCMPI_GEN = src/mpi/fortran.c src/mpi/large.c
+src/mpi/fortran.c src/mpi/large.c: $(srcdir)/src/mpi/calls.tab $(srcdir)/src/mpi/gen-calls.sh
 	$(AM_V_GEN)$(MKDIR_P) src/mpi && \
-	$(SHELL) $(srcdir)/src/mpi/gen-fortran.sh $(srcdir)/src/mpi/fortran.tab > $@.tmp && mv $@.tmp $@
+	$(SHELL) $(srcdir)/src/mpi/gen-calls.sh $(@F:.c=) $(srcdir)/src/mpi/calls.tab > $@.tmp && \
+	mv $@.tmp $@
 BUILT_SOURCES += $(VCMPI_GEN)
 CLEANFILES += $(VCMPI_GEN)
-EXTRA_DIST += src/mpi/fortran.tab src/mpi/gen-fortran.sh
+EXTRA_DIST += src/mpi/calls.tab src/mpi/gen-calls.sh
 
 if HAVE_MPICC_OMPI
 lib_LTLIBRARIES += libvcoll_mpi_openmpi.la

@@ -184,6 +184,18 @@ int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t 
                char *packed);
 /* a datatype that must live as long as the call (a dup when non-blocking) */
 int vcmpi_stage_keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept);
+/* large_rt.c (MPI 4): a large count as (int count, same-signature type),
+   arrays of counts or displacements as ints (*whole when one does not
+   fit: the call goes to MPI's own _c form) */
+#if MPI_VERSION >= 4
+int vcmpi_big(MPI_Count count, MPI_Datatype dt, int *c, MPI_Datatype *t, int *made);
+void vcmpi_unbig(MPI_Datatype *t, int made);
+int *vcmpi_ints_count(const MPI_Count *src, int n, int *whole, int *rc);
+int *vcmpi_ints_aint(const MPI_Aint *src, int n, int *whole, int *rc);
+#endif
+int vcmpi_comm_n(MPI_Comm comm);
+int vcmpi_at_root(int root, MPI_Comm comm);
+
 /* ops.c: keep op alive until vcmpi_op_release (MPI_ERR_NO_MEM if no room) */
 int vcmpi_op_hold(MPI_Op op);
 void vcmpi_op_release(MPI_Op op);

@@ -1,14 +1,19 @@
 #!/bin/sh
-# gen-fortran.sh TABLE > fortran.c -- the drop-in's Fortran entry points,
-# generated from one table of signatures (fortran.tab). Each becomes one C
-# function that converts Fortran's arguments (handles, sentinels, LOGICALs,
-# 1-based indices, statuses) and calls the drop-in's own C MPI_* function,
-# under every name a Fortran binding may call it by (fortran_rt.h).
+# gen-calls.sh fortran|large TABLE > FILE -- the drop-in's entry points
+# beyond C's int forms, generated from one table of signatures (calls.tab):
+#   fortran  the Fortran bindings' entry points (fortran.c): each converts
+#            Fortran's arguments (handles, sentinels, LOGICALs, 1-based
+#            indices, statuses) and calls the drop-in's own C function,
+#            under every name a binding may call it by (fortran_rt.h);
+#   large    MPI-4's large-count forms (large.c): MPI_<Name>_c becomes the
+#            int form with the same signature (large_rt.c), so a rank
+#            calling MPI_Bcast_c meets one calling MPI_Bcast.
 set -eu
-awk '
+mode=$1
+awk -v mode="$mode" '
 function line(s) { body = body s "\n" }
 /^#/ || NF == 0 { next }
-{
+mode == "fortran" {
     name = $1; cfn = $2
     params = ""; decls = ""; post = ""; args = ""; nalloc = 0
     cnt = ""; outcnt = ""; hasbuf = 0
@@ -17,8 +22,9 @@ function line(s) { body = body s "\n" }
         p = ""
         if (k == "argcv") { args = args ", NULL, NULL"; continue }
         if (k == "sbuf" || k == "rbuf") { p = "void *" a; c = "vcf_buf(" a ")"; hasbuf = 1 }
-        else if (k == "int") { p = "MPI_Fint *" a; c = "(int)*" a; cnt = a }
-        else if (k == "ints" || k == "flagsin") { p = "MPI_Fint *" a; c = "(int *)" a }
+        else if (k == "int" || k == "count") { p = "MPI_Fint *" a; c = "(int)*" a; cnt = a }
+        else if (k == "ints" || k == "flagsin" || k == "counts" || k == "displs" ||
+                 k == "rcounts" || k == "rdispls") { p = "MPI_Fint *" a; c = "(int *)" a }
         else if (k == "flagin") { p = "MPI_Fint *" a; c = "(*" a " != 0)" }
         else if (k == "type") { p = "MPI_Fint *" a; c = "PMPI_Type_f2c(*" a ")" }
         else if (k == "op") { p = "MPI_Fint *" a; c = "PMPI_Op_f2c(*" a ")" }
@@ -77,7 +83,7 @@ function line(s) { body = body s "\n" }
             decls = decls "    int *x" i " = vcf_ints_in(*" cnt ", &ok);\n"
             post = post "    vcf_indices_out(x" i ", " a ", rc == MPI_SUCCESS ? " outcnt " : 0);\n"
             nalloc++
-        } else { print "gen-fortran.sh: unknown kind " k " in " name > "/dev/stderr"; exit 1 }
+        } else { print "gen-calls.sh: unknown kind " k " in " name > "/dev/stderr"; exit 1 }
         params = params p ", "
         args = args ", " c
     }
@@ -102,8 +108,76 @@ function line(s) { body = body s "\n" }
     if (hasbuf)
         line("#endif")
     out = out body "\n"
+    next
+}
+mode == "large" {
+    name = $1; cfn = $2
+    big = 0
+    for (i = 3; i <= NF; i++)
+        if ($i == "count" || $i == "counts" || $i == "rcounts") big = 1
+    if (!big) next
+    comm = ""; root = ""
+    for (i = 3; i <= NF; i++) {
+        if ($i == "comm") comm = "a" i
+        if ($i == "int" && root == "") root = "a" i
+    }
+    params = ""; decls = ""; pre = ""; post = ""; args = ""; orig = ""; pend = ""
+    for (i = 3; i <= NF; i++) {
+        k = $i; a = "a" i; c = a
+        if (k == "sbuf") p = "const void *" a
+        else if (k == "rbuf") p = "void *" a
+        else if (k == "int") p = "int " a
+        else if (k == "op") p = "MPI_Op " a
+        else if (k == "comm") p = "MPI_Comm " a
+        else if (k == "req") p = "MPI_Request *" a
+        else if (k == "status") p = "MPI_Status *" a
+        else if (k == "msgio") p = "MPI_Message *" a
+        else if (k == "count") {
+            p = "MPI_Count " a; c = "c" i; pend = i
+            decls = decls "    int c" i " = 0, m" i " = 0;\n"
+        } else if (k == "type") {
+            p = "MPI_Datatype " a
+            if (pend != "") {
+                c = "t" i
+                decls = decls "    MPI_Datatype t" i " = " a ";\n"
+                pre = pre "    if (rc == MPI_SUCCESS)\n        rc = vcmpi_big(a" pend ", " a ", &c" pend ", &t" i ", &m" pend ");\n"
+                post = post "    vcmpi_unbig(&t" i ", m" pend ");\n"
+                pend = ""
+            }
+        } else if (k == "counts" || k == "displs" || k == "rcounts" || k == "rdispls") {
+            p = (k ~ /counts/ ? "const MPI_Count " : "const MPI_Aint ") a "[]"; c = "v" i
+            decls = decls "    int *v" i " = NULL;\n"
+            cond = "rc == MPI_SUCCESS && !whole && " a
+            if (k ~ /^r/) cond = cond " && vcmpi_at_root(" root ", " comm ")"
+            pre = pre "    if (" cond ")\n        v" i " = vcmpi_ints_" (k ~ /counts/ ? "count" : "aint") "(" a ", vcmpi_comm_n(" comm "), &whole, &rc);\n"
+            post = post "    free(v" i ");\n"
+        } else { print "gen-calls.sh: kind " k " in " name " has no large-count form" > "/dev/stderr"; exit 1 }
+        params = params ", " p
+        args = args ", " c
+        orig = orig ", " a
+    }
+    sub(/^, /, "", params); sub(/^, /, "", args); sub(/^, /, "", orig)
+    body = ""
+    line("int " cfn "_c(" params ")")
+    line("{")
+    line("    int rc = MPI_SUCCESS, whole = 0;")
+    body = body decls pre
+    line("    if (whole)     /* an entry past INT_MAX: the MPI library _c form */")
+    line("        rc = P" cfn "_c(" orig ");")
+    line("    else if (rc == MPI_SUCCESS)")
+    line("        rc = " cfn "(" args ");")
+    body = body post
+    line("    return rc;")
+    line("}")
+    out = out body "\n"
+    next
 }
 END {
-    printf "/* fortran.c -- generated by gen-fortran.sh from fortran.tab: do not edit. */\n"
-    printf "#include \"fortran_rt.h\"\n\n#ifdef VCF_ENABLED\n\n%s#endif\n", out
-}' "$1"
+    if (mode == "fortran") {
+        printf "/* fortran.c -- generated by gen-calls.sh from calls.tab: do not edit. */\n"
+        printf "#include \"fortran_rt.h\"\n\n#ifdef VCF_ENABLED\n\n%s#endif\n", out
+    } else {
+        printf "/* large.c -- generated by gen-calls.sh from calls.tab: do not edit. */\n"
+        printf "#include <stdlib.h>\n#include \"vcmpi.h\"\n\n#if MPI_VERSION >= 4\n\n%s#endif\n", out
+    }
+}' "$2"
