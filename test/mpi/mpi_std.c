@@ -533,6 +533,25 @@ static void t_bcast_c(void)
     for (int i = 0; i < N; i++)
         NEED(out[i] == size * (size - 1) / 2 - size * (i & 1023), "allreduce: [%d] = %d",
              i, out[i]);
+    /* a vector form: rank r contributes r + 1 ints, placed in reverse */
+    step("MPI_Allgatherv_c on odd ranks, MPI_Allgatherv on even");
+    int *cnt = xmalloc(sizeof(int) * size), *dsp = xmalloc(sizeof(int) * size), tot = 0;
+    MPI_Count *ccnt = xmalloc(sizeof(MPI_Count) * size);
+    MPI_Aint *cdsp = xmalloc(sizeof(MPI_Aint) * size);
+    for (int r = size - 1; r >= 0; r--)
+        cnt[r] = r + 1, dsp[r] = tot, ccnt[r] = cnt[r], cdsp[r] = dsp[r], tot += cnt[r];
+    for (int i = 0; i <= rank; i++) buf[i] = 1000 * rank + i;
+    for (int i = 0; i < tot; i++) out[i] = -1;
+    if (rank % 2)
+        MPI_Allgatherv_c(buf, (MPI_Count)(rank + 1), MPI_INT, out, ccnt, cdsp, MPI_INT,
+                         MPI_COMM_WORLD);
+    else
+        MPI_Allgatherv(buf, rank + 1, MPI_INT, out, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i <= r; i++)
+            NEED(out[dsp[r] + i] == 1000 * r + i, "allgatherv: rank %d's [%d] = %d", r, i,
+                 out[dsp[r] + i]);
+    free(cnt), free(dsp), free(ccnt), free(cdsp);
     free(buf), free(out);
 #else
     skip("MPI < 4");
