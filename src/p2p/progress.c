@@ -83,17 +83,21 @@ void vc_coll_activate(struct vc_request *r)
     p2p_queue_push(&vc_ctx.p2p->coll, r);
 }
 
-/* the idle hook runs at most once per this many idle polls: often enough
-   that a peer library's message moves within microseconds, rarely enough
-   that its cost (an MPI progress call) stays out of vcoll's own latency */
-#define IDLE_HOOK_EVERY 8
+/* The idle hook runs only once a wait has found nothing this many times
+   in a row, and then once per IDLE_HOOK_EVERY: a collective whose data is
+   on its way never pays for it (an MPI progress call costs about a
+   microsecond, as much as a small collective here), while a peer that
+   needs the other library's progress waits microseconds more, not
+   forever. */
+#define IDLE_HOOK_AFTER 256
+#define IDLE_HOOK_EVERY 64
 
 static __thread int in_idle_hook;
 
 static void idle_hook(unsigned idle)
 {
     void (*fn)(void *) = __atomic_load_n(&vc_ctx.idle_hook.fn, __ATOMIC_ACQUIRE);
-    if (!fn || in_idle_hook || (idle % IDLE_HOOK_EVERY))
+    if (!fn || in_idle_hook || idle < IDLE_HOOK_AFTER || (idle % IDLE_HOOK_EVERY))
         return;
     in_idle_hook = 1;
     fn(vc_ctx.idle_hook.arg);
