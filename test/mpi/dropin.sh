@@ -128,6 +128,16 @@ standard() {   # mpi, label
             bad "$label mpi_std np=$np preload=$pre"
         fi
     done
+    # user ops (C functions, commutative or not, on contiguous types) run on
+    # vcoll: nothing of that subtest falls back
+    ran=$((ran + 1))
+    if launch "$mpi" 3 1 -- "$b/test/mpi/$mpi/mpi_std" user_ops &&
+       grep -q 'user_ops: ok' "$tmp/out" && stats_ok 1 Allreduce Reduce Scan Iallreduce &&
+       ! grep -q 'fallback=[1-9]' "$tmp/out"; then
+        ok
+    else
+        bad "$label mpi_std user_ops: not all on vcoll"
+    fi
     # Open MPI's tcp transport moves a large message only inside MPI calls:
     # a rank blocked in vcoll's collective must still drive it
     if [ "$mpi" = openmpi ]; then
