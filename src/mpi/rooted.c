@@ -56,7 +56,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
  * in, scatter = 0 out. one/oc/ot is every rank's own block (sb of gather,
  * rb of scatter; MPI_IN_PLACE at the root), many/mc/mt the root's. Writes
  * where vcoll reads and writes and the bytes per rank. */
-static int stage_rooted(vcmpi_stage_t *st, int gather, int at_root, int n, int root,
+static int stage_rooted(vcmpi_stage_t *st, int gather, int at_root, int n,
                         const void *one, int oc, MPI_Datatype ot, const void *many, int mc,
                         MPI_Datatype mt, const void **vone, void **vmany, size_t *b)
 {
@@ -74,7 +74,6 @@ static int stage_rooted(vcmpi_stage_t *st, int gather, int at_root, int n, int r
         else
             err = vcmpi_stage_src(st, many, n * mc, mt, &tm, (const void **)&out);
         *vmany = out;
-        (void)root;
     }
     if (!err && one != MPI_IN_PLACE && !tinfo(ot, oc, &ti, &err)) {
         if (!at_root)
@@ -102,7 +101,7 @@ static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
-        err = stage_rooted(&s, 1, me == root, n, root, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
+        err = stage_rooted(&s, 1, me == root, n, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
     VCMPI_TRY(req ? FN_Igather : FN_Gather, VCMPI_HAVE(vc_gather, vc_igather), vc, why, comm,
               req, s, err, vc_igather(vs, vr_, b, VC_BYTE, root, vc, &vr),
               vc_gather(vs, vr_, b, VC_BYTE, root, vc));
@@ -134,7 +133,7 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
-        err = stage_rooted(&s, 0, me == root, n, root, rb, rc, rt, sb, sc, st, &vone, &vmany,
+        err = stage_rooted(&s, 0, me == root, n, rb, rc, rt, sb, sc, st, &vone, &vmany,
                            &b);
     void *vrb = (void *)vone;
     VCMPI_TRY(req ? FN_Iscatter : FN_Scatter, VCMPI_HAVE(vc_scatter, vc_iscatter), vc, why,
