@@ -2,5 +2,5 @@
  * other one builds on. */
 #include "ctx.h"
 
-struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1, .lock = PTHREAD_MUTEX_INITIALIZER,
-                        .memhook.lock = PTHREAD_MUTEX_INITIALIZER};
+struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1,
+                        .lock = PTHREAD_MUTEX_INITIALIZER};

@@ -59,20 +59,6 @@ struct vc_ctx {
     unsigned lock_waiters;   /* threads blocked on `lock` (atomic) */
     unsigned lock_handoffs;  /* contended acquisitions so far (atomic) */
 
-    /* Memory-release hooks (net/verbs/memhook.c). libc's munmap & co. are
-       patched to jump into the library; they carry no argument, so this
-       object is how they find where invalidations go. fn/arg are set while
-       the RC transport's registration cache lives; `lock` is held around
-       every call of fn, so clearing fn under it guarantees no hook still
-       runs in the cache being freed. `installed` outlives vc_finalize: the
-       patch stays in libc for the life of the process. */
-    struct {
-        pthread_mutex_t lock;
-        void (*fn)(void *arg, uintptr_t start, uintptr_t end);
-        void *arg;
-        int installed;       /* 1 patched, -1 cannot be (why says why) */
-        char why[160];
-    } memhook;
     /* some node runs more ranks than it has cores: the same on every rank
        (from the endpoint fence's data, lifecycle/init.c), read by the
        collective algorithm choice */

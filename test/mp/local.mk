@@ -23,7 +23,7 @@ check_PROGRAMS += test/mp/mp_probe
 test_mp_mp_probe_SOURCES = test/mp/mp_probe.c test/mp/mp_util.h
 test_mp_mp_probe_LDADD = libvcoll.la
 # LD_PRELOAD fault injection for pmix-keys.sh (a module: never installed)
-check_LTLIBRARIES = test/mp/pmix_hide.la
+check_LTLIBRARIES += test/mp/pmix_hide.la
 test_mp_pmix_hide_la_SOURCES = test/mp/pmix_hide.c
 test_mp_pmix_hide_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 test_mp_pmix_hide_la_LIBADD = $(PMIX_LIBS) -ldl

@@ -15,6 +15,27 @@ check_PROGRAMS += test/unit/test_rcache
 test_unit_test_rcache_SOURCES = test/unit/test_rcache.c
 test_unit_test_rcache_LDADD = libvcoll_int.la $(CUNIT_LIBS)
 TESTS += test/unit/test_rcache
+# the hooks in a shared process: threads, another patcher, dlclose (its
+# own copy of the hook code in a module it can dlopen and dlclose)
+check_PROGRAMS += test/unit/test_memhook
+test_unit_test_memhook_SOURCES = test/unit/test_memhook.c
+test_unit_test_memhook_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMEMHOOK_DL='"$(abs_builddir)/test/unit/.libs/libmemhook_dl.so"'
+test_unit_test_memhook_LDADD = libvcoll_int.la $(CUNIT_LIBS) -ldl
+TESTS += test/unit/test_memhook
+check_LTLIBRARIES += test/unit/libmemhook_dl.la
+test_unit_libmemhook_dl_la_SOURCES = src/net/verbs/memhook.c src/net/verbs/memhook_patch.c
+test_unit_libmemhook_dl_la_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_libmemhook_dl_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/test/unit
+test_unit_libmemhook_dl_la_LIBADD = -ldl -lpthread
+if HAVE_ASAN_APP
+check_PROGRAMS += test/unit/memhook_asan
+test_unit_memhook_asan_SOURCES = test/unit/memhook_asan.c
+test_unit_memhook_asan_CFLAGS = $(AM_CFLAGS) -fsanitize=address
+test_unit_memhook_asan_LDFLAGS = -fsanitize=address
+test_unit_memhook_asan_LDADD = libvcoll_int.la -ldl
+TESTS += test/unit/memhook_asan
+endif
 check_PROGRAMS += test/unit/test_ud_reorder
 test_unit_test_ud_reorder_SOURCES = test/unit/test_ud_reorder.c
 test_unit_test_ud_reorder_LDADD = libvcoll_int.la $(CUNIT_LIBS)
@@ -28,6 +49,7 @@ cunit-missing:
 endif
 .PHONY: cunit-missing
 # outside the condition: a tarball made without CUnit must still hold them
+EXTRA_DIST += test/unit/memhook_asan.c
 EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
 	test/unit/topo/snc_package.xml
 # (no CUnit needed) every public call that touches library state takes the VC_THREAD_MULTIPLE lock

@@ -20,23 +20,35 @@
  *  - ODP (IBV_ACCESS_ON_DEMAND) makes the HCA follow the page tables, so
  *    nothing is needed; rc_reg.c uses it when the device offers it, and
  *    does not install these hooks then.
- * So, as production MPI libraries do, the entry of each libc function is
- * overwritten with a jump to a replacement here. libc's internal aliases
+ * So, as production MPI libraries do, one entry instruction of each libc
+ * function becomes a jump to a replacement here (memhook_patch.c: how,
+ * without harming a thread inside the function). libc's internal aliases
  * (__munmap, __brk ...) are the same code, so every caller inside libc is
  * covered too. The replacements report the range, then make the system
- * call themselves (the original code is gone): for these thin wrappers that
- * is all they did. Before a function is patched its first bytes are
- * checked to be code we expect; anything else (already patched by another
- * library, an unknown libc) leaves libc untouched and the cache off.
+ * call themselves: for these thin wrappers that is all they did.
+ *
+ * Valid or off, never stale. The hooks are trusted only while they are
+ * seen to work:
+ *  - before patching: no sanitizer runtime in the process (their
+ *    allocators unmap by raw system call, whatever libvcoll was built
+ *    with), no other patcher loaded, every entry decodable;
+ *  - after patching: an mmap+munmap and a free() of a block malloc mapped
+ *    must each be reported, else the allocator returns memory some other
+ *    way (tcmalloc, a sanitizer, a static runtime) and the cache is off;
+ *  - on every use (net_memhook_intact): the jumps are still ours and no
+ *    known patcher (UCX's libucm, Open MPI's patcher) was loaded since; if
+ *    either fails once, the hooks are off for the life of the process.
+ * While the jumps point into it, the library that holds the replacements
+ * is made no-delete: dlclose must not unmap code libc jumps to.
  *
  * Not seen: raw syscall(2) calls and runtimes with their own system call
- * stubs (sanitizer allocators, Go), and ld.so's own munmap (dlclose).
+ * stubs (Go), and ld.so's own munmap (dlclose).
  *
  * The range is reported *before* the system call: once the call returns,
  * another thread may get the same addresses from mmap and send from them.
  *
- * Process-wide state: the patch is by nature process-wide and outlives
- * vc_finalize; the routing of reports lives in vc_ctx.memhook (ctx.h).
+ * State is process-wide by nature (there is one libc) and lives here, not
+ * in a library context; it outlives vc_finalize.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -45,41 +57,55 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
 #include "net/verbs/memhook.h"
+#include "net/verbs/memhook_patch.h"
+
+#define NTARGETS 6
+
+static struct {
+    /* routing: `lock` is held around every call of fn, so clearing fn
+       under it guarantees no hook still runs in the consumer being freed */
+    pthread_mutex_t lock;
+    void (*fn)(void *arg, uintptr_t start, uintptr_t end);
+    void *arg;
+    /* installing: once per process, under install_lock (never taken by a
+       hook, so a hook in another thread cannot wait on it) */
+    pthread_mutex_t install_lock;
+    int state;                  /* 0 not tried, 1 on, -1 off (atomic) */
+    char why[240];
+    mh_site_t sites[NTARGETS];
+    unsigned long long dl_adds; /* objects loaded when last scanned */
+} mh = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, PTHREAD_MUTEX_INITIALIZER, 0, "", {{0}}, 0};
 
 void net_memhook_route(void (*fn)(void *, uintptr_t, uintptr_t), void *arg)
 {
-    struct vc_ctx *c = &vc_ctx;
-    pthread_mutex_lock(&c->memhook.lock);
-    c->memhook.arg = arg;
-    __atomic_store_n(&c->memhook.fn, fn, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&c->memhook.lock);
+    pthread_mutex_lock(&mh.lock);
+    mh.arg = arg;
+    __atomic_store_n(&mh.fn, fn, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&mh.lock);
 }
 
 static void report(uintptr_t start, uintptr_t end)
 {
-    struct vc_ctx *c = &vc_ctx;
-    if (end <= start || !__atomic_load_n(&c->memhook.fn, __ATOMIC_ACQUIRE))
+    if (end <= start || !__atomic_load_n(&mh.fn, __ATOMIC_ACQUIRE))
         return;             /* nobody listening: no lock on this path */
-    pthread_mutex_lock(&c->memhook.lock);
-    if (c->memhook.fn)
-        c->memhook.fn(c->memhook.arg, start, end);
-    pthread_mutex_unlock(&c->memhook.lock);
+    pthread_mutex_lock(&mh.lock);
+    if (mh.fn)
+        mh.fn(mh.arg, start, end);
+    pthread_mutex_unlock(&mh.lock);
 }
 
 static uintptr_t page_up(uintptr_t a)
 {
     return (a + 4095) & ~(uintptr_t)4095;
 }
-
-#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 
 /* ---- the replacements: same signatures as libc's, same errno behaviour */
 
@@ -134,6 +160,7 @@ static void *hook_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
     return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
+#if defined(__GLIBC__)
 /* libc keeps the break in __curbrk (sbrk reads it); brk must update it */
 extern void *__curbrk;
 
@@ -150,6 +177,14 @@ static int hook_brk(void *addr)
     }
     return 0;
 }
+#else
+static int hook_brk(void *addr)
+{
+    (void)addr;
+    errno = ENOSYS;
+    return -1;
+}
+#endif
 
 static int hook_shmdt(const void *addr)
 {
@@ -158,14 +193,10 @@ static int hook_shmdt(const void *addr)
     return (int)syscall(SYS_shmdt, addr);
 }
 
-/* ---- patching */
-
-#define PATCH_LEN 13        /* movabs $hook, %r11 ; jmp *%r11 */
-
 static const struct target {
     const char *name;
     void *hook;
-} targets[] = {
+} targets[NTARGETS] = {
     {"munmap", (void *)hook_munmap},
     {"mremap", (void *)hook_mremap},
     {"madvise", (void *)hook_madvise},
@@ -173,153 +204,256 @@ static const struct target {
     {"brk", (void *)hook_brk},
     {"shmdt", (void *)hook_shmdt},
 };
-#define NTARGETS (sizeof targets / sizeof targets[0])
 
-static void patch_bytes(unsigned char out[PATCH_LEN], const void *hook)
+/* ---- what else is in the process */
+
+/* A sanitizer's allocator maps and unmaps by raw system call: whatever
+   libvcoll was built with, such a runtime in the process blinds the hooks. */
+static const char *sanitizer(void)
 {
-    uint64_t a = (uint64_t)(uintptr_t)hook;
-    out[0] = 0x49;
-    out[1] = 0xbb;
-    memcpy(out + 2, &a, 8);
-    out[10] = 0x41;
-    out[11] = 0xff;
-    out[12] = 0xe3;
+    static const char *const rt[][2] = {
+        {"__asan_init", "AddressSanitizer"}, {"__tsan_init", "ThreadSanitizer"},
+        {"__msan_init", "MemorySanitizer"}, {"__hwasan_init", "HWAddressSanitizer"},
+    };
+    for (size_t i = 0; i < sizeof rt / sizeof rt[0]; i++)
+        if (dlsym(RTLD_DEFAULT, rt[i][0]))
+            return rt[i][1];
+    return NULL;
 }
 
-/* Does the code at p start with a jump (someone patched it already)? */
-static int looks_patched(const unsigned char *p)
+/* Libraries that patch libc's memory functions themselves. Loaded, they
+   may redirect munmap past our jump at any time. */
+static const char *const patchers[][2] = {
+    {"libucm.so", "UCX's memory hooks (libucm)"},
+    {"mca_patcher_overwrite.so", "Open MPI's code patcher (mca_patcher_overwrite)"},
+};
+
+struct scan {
+    const char *found;
+    unsigned long long adds;
+    uintptr_t addr;             /* find_object: the object holding it */
+    int index, is_main;
+    char name[512];
+};
+
+static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    if (p[0] == 0xe9 || p[0] == 0xeb || (p[0] == 0xff && p[1] == 0x25))
-        return 1;
-    /* movabs $imm64, %rax/%r11 followed by an indirect jump */
-    return (p[0] == 0x48 || p[0] == 0x49) && p[1] >= 0xb8 && p[1] <= 0xbf &&
-           (p[10] == 0xff || (p[10] == 0x41 && p[11] == 0xff));
+    struct scan *sc = arg;
+    (void)size;
+    sc->adds = info->dlpi_adds;
+    const char *n = info->dlpi_name ? info->dlpi_name : "";
+    for (size_t i = 0; !sc->found && i < sizeof patchers / sizeof patchers[0]; i++) {
+        const char *base = strrchr(n, '/');
+        if (strstr(base ? base + 1 : n, patchers[i][0]))
+            sc->found = patchers[i][1];
+    }
+    for (int i = 0; sc->addr && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && sc->addr >= lo && sc->addr < lo + ph->p_memsz) {
+            sc->is_main = sc->index == 0;
+            snprintf(sc->name, sizeof sc->name, "%s", n);
+            sc->addr = 0;
+        }
+    }
+    sc->index++;
+    return 0;
 }
 
-/* Find libc's own definition (not an interposer's, e.g. ASan's munmap) and
-   check it can take the patch. */
-static int locate(void *libc, const struct target *t, unsigned char **at,
-                  char *why, size_t wlen)
+static int adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    void *fn = dlsym(libc, t->name);
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (!fn || !dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) {
-        snprintf(why, wlen, "libc's %s not found", t->name);
+    (void)size;
+    *(unsigned long long *)arg = info->dlpi_adds;
+    return 1;                   /* the counter is the same in every entry */
+}
+
+/* ---- proving the hooks see releases */
+
+static uintptr_t probe_at;
+static int probe_seen;
+
+static void probe_fn(void *arg, uintptr_t s, uintptr_t e)
+{
+    (void)arg;
+    /* shmdt's "everything" proves nothing about the probe */
+    if (!(s == 0 && e == UINTPTR_MAX) && s <= probe_at && probe_at < e)
+        __atomic_store_n(&probe_seen, 1, __ATOMIC_RELAXED);
+}
+
+static int still_mapped(uintptr_t a)
+{
+    unsigned char v;
+    return syscall(SYS_mincore, (void *)(a & ~(uintptr_t)4095), 4096, &v) == 0 ||
+           errno != ENOMEM;
+}
+
+static int probe(void *libc, char *why, size_t wlen)
+{
+    int rc = VC_SUCCESS;
+    net_memhook_route(probe_fn, NULL);
+    long pg = sysconf(_SC_PAGESIZE);
+    char *p = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        snprintf(why, wlen, "probe mapping failed: %s", strerror(errno));
+        rc = VC_ERR_UNSUPPORTED;
+        goto out;
+    }
+    __atomic_store_n(&probe_seen, 0, __ATOMIC_RELAXED);
+    probe_at = (uintptr_t)p + (uintptr_t)pg;
+    munmap(p, 2 * (size_t)pg);
+    if (!__atomic_load_n(&probe_seen, __ATOMIC_RELAXED)) {
+        snprintf(why, wlen, "an munmap was not reported after patching (another "
+                 "library interposes munmap?)");
+        rc = VC_ERR_UNSUPPORTED;
+        goto out;
+    }
+    /* above any mmap threshold glibc's malloc uses (at most 32 MiB) */
+    const size_t big = (size_t)64 << 20;
+    char *m = malloc(big);
+    if (!m)
+        goto out;               /* nothing learnt, nothing lost */
+    m[big / 2] = 1;
+    __atomic_store_n(&probe_seen, 0, __ATOMIC_RELAXED);
+    probe_at = (uintptr_t)m + big / 2;
+    free(m);
+    if (!__atomic_load_n(&probe_seen, __ATOMIC_RELAXED)) {
+        int ours = dlsym(RTLD_DEFAULT, "malloc") == dlsym(libc, "malloc");
+        if (!still_mapped(probe_at)) {
+            snprintf(why, wlen, "free() returned a 64 MiB block to the system unseen "
+                     "(the allocator unmaps by raw system call)");
+            rc = VC_ERR_UNSUPPORTED;
+        } else if (!ours) {
+            snprintf(why, wlen, "malloc is not libc's and kept a freed 64 MiB block: "
+                     "cannot prove the hooks see its releases");
+            rc = VC_ERR_UNSUPPORTED;
+        }
+    }
+out:
+    net_memhook_route(NULL, NULL);
+    return rc;
+}
+
+/* ---- installing */
+
+static int install(char *why, size_t wlen)
+{
+    const char *san = sanitizer();
+    if (san) {
+        snprintf(why, wlen, "%s is in the process: its allocator returns memory by raw "
+                 "system calls, which the hooks cannot see", san);
         return VC_ERR_UNSUPPORTED;
     }
-    if (sym->st_size < 16) {
-        snprintf(why, wlen, "libc's %s is %zu bytes, too short to patch", t->name,
-                 (size_t)sym->st_size);
+    struct scan sc = {0};
+    sc.addr = (uintptr_t)(void *)hook_munmap;
+    dl_iterate_phdr(scan_cb, &sc);
+    if (sc.found) {
+        snprintf(why, wlen, "%s is loaded and may patch libc after vcoll", sc.found);
         return VC_ERR_UNSUPPORTED;
     }
-    if (looks_patched(fn)) {
-        snprintf(why, wlen, "libc's %s is already patched by another library "
-                 "(Open MPI/UCX memory hooks?)", t->name);
-        return VC_ERR_UNSUPPORTED;
-    }
-    *at = fn;
-    return VC_SUCCESS;
-}
-
-/* Write the first 16 bytes at once when they are 16-aligned (glibc aligns
-   functions so): a thread entering the function meanwhile sees either the
-   old code or the whole jump, never half of each. */
-static void write16(unsigned char *p, const unsigned char *nb)
-{
-    uint64_t olo, ohi, nlo, nhi;
-    memcpy(&olo, p, 8);
-    memcpy(&ohi, p + 8, 8);
-    memcpy(&nlo, nb, 8);
-    memcpy(&nhi, nb + 8, 8);
-    if ((uintptr_t)p % 16) {
-        memcpy(p, nb, 16);
-        return;
-    }
-    unsigned char ok;
-    __asm__ __volatile__("lock cmpxchg16b %1\n\tsetz %0"
-                         : "=q"(ok), "+m"(*(volatile unsigned char (*)[16])p),
-                           "+a"(olo), "+d"(ohi)
-                         : "b"(nlo), "c"(nhi)
-                         : "cc", "memory");
-    if (!ok)
-        memcpy(p, nb, 16);  /* changed under us: cannot happen for code */
-}
-
-static int set_prot(unsigned char *p, int prot)
-{
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t a = (uintptr_t)p & ~(pg - 1);
-    uintptr_t e = ((uintptr_t)p + 16 + pg - 1) & ~(pg - 1);
-    return mprotect((void *)a, e - a, prot);
-}
-
-static int install(int dry, char *why, size_t wlen)
-{
+    mh.dl_adds = sc.adds;
     void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
     if (!libc) {
         snprintf(why, wlen, "libc.so.6 is not loaded (static binary?)");
         return VC_ERR_UNSUPPORTED;
     }
-    unsigned char *at[NTARGETS];
     int rc = VC_SUCCESS;
-    /* all or nothing: check every function before touching one */
-    for (size_t i = 0; i < NTARGETS && rc == VC_SUCCESS; i++)
-        rc = locate(libc, &targets[i], &at[i], why, wlen);
-    dlclose(libc);
-    if (rc || dry)
-        return rc;
-    size_t done = 0;
-    for (; done < NTARGETS; done++)
-        if (set_prot(at[done], PROT_READ | PROT_WRITE | PROT_EXEC)) {
-            snprintf(why, wlen, "cannot make libc's code writable: %s", strerror(errno));
+    /* all or nothing: plan every function before touching one */
+    for (int i = 0; i < NTARGETS && rc == VC_SUCCESS; i++) {
+        void *fn = dlsym(libc, targets[i].name);
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        /* libc's own definition, not an interposer's (e.g. ASan's munmap) */
+        if (!fn || !dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) {
+            snprintf(why, wlen, "libc's %s not found", targets[i].name);
             rc = VC_ERR_UNSUPPORTED;
-            break;
+        } else {
+            rc = mh_plan(&mh.sites[i], targets[i].name, fn, sym->st_size,
+                         targets[i].hook, why, wlen);
         }
-    for (size_t i = 0; rc == VC_SUCCESS && i < NTARGETS; i++) {
-        unsigned char nb[16];
-        memcpy(nb, at[i], 16);
-        patch_bytes(nb, targets[i].hook);
-        write16(at[i], nb);
     }
-    for (size_t i = 0; i < done; i++)
-        set_prot(at[i], PROT_READ | PROT_EXEC);
-    return rc;          /* x86 fetches modified code without cache flushes */
-}
-
-#else
-
-static int install(int dry, char *why, size_t wlen)
-{
-    (void)dry;
-    snprintf(why, wlen, "memory hooks are implemented for x86-64 glibc only");
-    return VC_ERR_UNSUPPORTED;
-}
-
-#endif
-
-int net_memhook_check(char *why, size_t wlen)
-{
-    struct vc_ctx *c = &vc_ctx;
-    if (c->memhook.installed) {
-        snprintf(why, wlen, "%s", c->memhook.why);
-        return c->memhook.installed > 0 ? VC_SUCCESS : VC_ERR_UNSUPPORTED;
+    /* pin the object holding the replacements before libc jumps into it */
+    if (rc == VC_SUCCESS && !sc.is_main &&
+        !dlopen(sc.name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) {
+        snprintf(why, wlen, "cannot keep %.120s loaded: %.80s", sc.name, dlerror());
+        rc = VC_ERR_UNSUPPORTED;
     }
-    return install(1, why, wlen);
+    if (rc == VC_SUCCESS)
+        rc = mh_apply(mh.sites, NTARGETS, why, wlen);
+    if (rc == VC_SUCCESS)
+        rc = probe(libc, why, wlen);
+    dlclose(libc);
+    return rc;
 }
 
-/* Callers are serialized by vc_init. memhook.lock is not taken: dlopen
-   allocates, and a hook in another thread's free() may want that lock. */
 int net_memhook_install(char *why, size_t wlen)
 {
-    struct vc_ctx *c = &vc_ctx;
-    if (!c->memhook.installed) {
-        int rc = install(0, c->memhook.why, sizeof c->memhook.why);
+    pthread_mutex_lock(&mh.install_lock);
+    if (!mh.state) {
+        char w[sizeof mh.why] = "";
+        int rc = install(w, sizeof w);
         if (rc == VC_SUCCESS)
-            snprintf(c->memhook.why, sizeof c->memhook.why, "libc's munmap, mremap, "
-                     "madvise, mmap, brk and shmdt patched");
-        c->memhook.installed = rc == VC_SUCCESS ? 1 : -1;
+            snprintf(w, sizeof w, "libc's munmap, mremap, madvise, mmap, brk and shmdt "
+                     "redirected, and seen to report");
+        memcpy(mh.why, w, sizeof w);
+        __atomic_store_n(&mh.state, rc == VC_SUCCESS ? 1 : -1, __ATOMIC_RELEASE);
     }
-    snprintf(why, wlen, "%s", c->memhook.why);
-    return c->memhook.installed > 0 ? VC_SUCCESS : VC_ERR_UNSUPPORTED;
+    int on = __atomic_load_n(&mh.state, __ATOMIC_ACQUIRE) > 0;
+    if (why)
+        snprintf(why, wlen, "%s", mh.why);
+    pthread_mutex_unlock(&mh.install_lock);
+    return on ? VC_SUCCESS : VC_ERR_UNSUPPORTED;
+}
+
+/* Turn the hooks off for good (the jumps stay: they are harmless). */
+static void lose(const char *fmt, const char *what)
+{
+    pthread_mutex_lock(&mh.install_lock);
+    if (__atomic_load_n(&mh.state, __ATOMIC_ACQUIRE) > 0) {
+        snprintf(mh.why, sizeof mh.why, fmt, what);
+        __atomic_store_n(&mh.state, -1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&mh.install_lock);
+}
+
+int net_memhook_intact(void)
+{
+    if (__atomic_load_n(&mh.state, __ATOMIC_ACQUIRE) <= 0)
+        return 0;
+    if (!mh_intact(mh.sites, NTARGETS)) {
+        struct scan sc = {0};
+        dl_iterate_phdr(scan_cb, &sc);
+        char w[sizeof mh.why] = "libc was re-patched by another library after vcoll";
+        for (int i = 0; i < NTARGETS; i++)
+            if (!mh_intact(&mh.sites[i], 1)) {
+                snprintf(w, sizeof w, "libc's %s was re-patched by another library after "
+                         "vcoll%s%s%s", mh.sites[i].name, sc.found ? " (" : "",
+                         sc.found ? sc.found : "", sc.found ? " is loaded)" : "");
+                break;
+            }
+        lose("%s", w);
+        return 0;
+    }
+    unsigned long long adds = 0;
+    dl_iterate_phdr(adds_cb, &adds);
+    if (adds != __atomic_load_n(&mh.dl_adds, __ATOMIC_RELAXED)) {
+        struct scan sc = {0};
+        dl_iterate_phdr(scan_cb, &sc);
+        __atomic_store_n(&mh.dl_adds, sc.adds, __ATOMIC_RELAXED);
+        if (sc.found) {
+            lose("%s was loaded after vcoll's hooks", sc.found);
+            return 0;
+        }
+    }
+    return __atomic_load_n(&mh.state, __ATOMIC_ACQUIRE) > 0;
+}
+
+int net_memhook_state(char *why, size_t wlen)
+{
+    pthread_mutex_lock(&mh.install_lock);
+    int st = mh.state;
+    if (why)
+        snprintf(why, wlen, "%s", st ? mh.why : "not installed");
+    pthread_mutex_unlock(&mh.install_lock);
+    return st;
 }

@@ -29,12 +29,6 @@
    process holds; VCOLL_RCACHE_MAX bounds the pinned bytes. */
 #define RC_RCACHE_ENTRIES 1024
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RC_SANITIZER 1
-#else
-#define RC_SANITIZER 0
-#endif
-
 static void *reg_mr(void *arg, void *addr, size_t len, int kind)
 {
     rc_net_t *r = arg;
@@ -63,36 +57,46 @@ static void on_release(void *arg, uintptr_t start, uintptr_t end)
     net_rcache_invalidate(arg, start, end);
 }
 
+/* Asked by the cache before each lookup: once the hooks stop being
+   trustworthy, the cache empties itself and stays off. */
+static int hooks_valid(void *arg)
+{
+    rc_net_t *r = arg;
+    if (net_memhook_intact())
+        return 1;
+    char why[240];
+    net_memhook_state(why, sizeof why);
+    LOG_WARN("rc: rank %d: registration cache turned off and emptied: %s", r->me, why);
+    return 0;
+}
+
 int rc_reg_open(rc_net_t *r)
 {
     const vc_config_t *cfg = &r->c->cfg;
     int entries = RC_RCACHE_ENTRIES;
-    char why[160] = "";
+    char why[240] = "";
     const char *mode;
     if (!cfg->rcache) {
         entries = 0;
         mode = "off (VCOLL_RCACHE=off)";
     } else if (r->port.odp) {
         r->odp = 1;
-        mode = "on, on-demand paging";
-    } else if (RC_SANITIZER) {
-        entries = 0;
-        mode = "off: a sanitizer's allocator returns memory by raw system calls, "
-               "which the memory hooks cannot see";
+        mode = "on, on-demand paging (no memory hooks needed)";
     } else if (net_memhook_install(why, sizeof why) != VC_SUCCESS) {
         entries = 0;
-        mode = "off: no memory hooks";
+        mode = "off, no trustworthy memory hooks";
     } else {
         r->hooked = 1;
         mode = "on, pinned, invalidated by memory hooks";
     }
-    net_rcache_ops_t ops = { .reg = reg_mr, .dereg = dereg_mr, .arg = r };
+    net_rcache_ops_t ops = { .reg = reg_mr, .dereg = dereg_mr, .arg = r,
+                             .valid = r->hooked ? hooks_valid : NULL };
     if (!(r->rcache = net_rcache_create(&ops, cfg->rcache_max, entries)))
         return VC_ERR_NOMEM;
     if (r->hooked)
         net_memhook_route(on_release, r->rcache);
-    LOG_DEBUG("rc: registration cache %s%s%s%s (at most %d entries, %zu bytes)", mode,
-              why[0] ? " (" : "", why, why[0] ? ")" : "", entries, cfg->rcache_max);
+    LOG_INFO("rc: rank %d: registration cache %s%s%s (at most %d entries, %zu bytes)",
+             r->me, mode, why[0] ? ": " : "", why, entries, cfg->rcache_max);
     return VC_SUCCESS;
 }
 

@@ -201,6 +201,20 @@ static void drop_idle(net_rcache_t *c)
     reap(c);
 }
 
+/* Nothing cached can be trusted any more: forget it all, cache nothing
+   again. Entries in flight are detached (freed by their last put). */
+static void turn_off(net_rcache_t *c)
+{
+    pthread_mutex_lock(&c->lock);
+    for (int k = 0; k < NET_RCACHE_KINDS; k++)
+        if (c->n[k]) {
+            c->st.invalidations += (unsigned long)c->n[k];
+            unindex(c, k, 0, c->n[k]);
+        }
+    c->max_entries = 0;
+    pthread_mutex_unlock(&c->lock);
+}
+
 int net_rcache_get(net_rcache_t *c, const void *buf, size_t len, int kind,
                    net_rcache_entry_t **out)
 {
@@ -210,6 +224,8 @@ int net_rcache_get(net_rcache_t *c, const void *buf, size_t len, int kind,
     uintptr_t s = (uintptr_t)buf & ~(c->page - 1);
     uintptr_t end = ((uintptr_t)buf + len + c->page - 1) & ~(c->page - 1);
     *out = NULL;
+    if (c->max_entries && c->ops.valid && !c->ops.valid(c->ops.arg))
+        turn_off(c);
     reap(c);
 
     pthread_mutex_lock(&c->lock);
@@ -335,6 +351,7 @@ void net_rcache_stats(net_rcache_t *c, net_rcache_stats_t *s)
         return;
     pthread_mutex_lock(&c->lock);
     *s = c->st;
+    s->off = c->max_entries == 0;
     pthread_mutex_unlock(&c->lock);
 }
 

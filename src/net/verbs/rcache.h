@@ -42,6 +42,10 @@ typedef struct net_rcache_ops {
     /* register [addr, addr + len) (page-aligned) for kind; NULL on failure */
     void *(*reg)(void *arg, void *addr, size_t len, int kind);
     void (*dereg)(void *arg, void *reg);
+    /* optional: is what keeps the cache honest still working (memhook.h)?
+       Asked before every lookup; the first 0 empties the cache and turns
+       it off for good (every later get registers afresh). */
+    int (*valid)(void *arg);
     void *arg;
 } net_rcache_ops_t;
 
@@ -58,6 +62,7 @@ typedef struct net_rcache_stats {
     unsigned long hits, misses, evictions, invalidations;
     unsigned long uncached;   /* registrations made outside the cache */
     int entries;              /* cached now */
+    int off;                  /* not caching (max_entries 0, or turned off) */
     size_t bytes, peak_bytes; /* registered by cached entries */
 } net_rcache_stats_t;
 
