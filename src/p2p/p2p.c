@@ -136,7 +136,10 @@ static void start_rndv_recv(struct vc_request *r, int world_src, int src, int ta
     r->done = 1;
 }
 
-static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_t len)
+/* h and rts are the caller's private copies; only the payload after the
+   header is read from the transport's buffer. */
+static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
+                       const void *pkt, size_t len)
 {
     struct p2p_state *st = vc_ctx.p2p;
     for (struct vc_request *r = st->posted.head; r; r = r->next) {
@@ -154,7 +157,6 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_
                 memcpy(r->buf, (const char *)pkt + sizeof *h, r->status.bytes);
             r->done = 1;
         } else {
-            const p2p_rts_t *rts = pkt;
             start_rndv_recv(r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key);
         }
         return;
@@ -174,7 +176,6 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_
     u->len = h->len;
     u->rndv = h->type == P2P_RTS;
     if (u->rndv) {
-        const p2p_rts_t *rts = pkt;
         u->sreq = rts->sreq;
         u->addr = rts->addr;
         u->key = rts->key;
@@ -189,29 +190,20 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const void *pkt, size_
 }
 
 /* Sizes every packet type must have (EAGER: at least the header and
-   exactly its announced payload; DATA: a header and some payload). */
-int p2p_packet_check(const void *pkt, size_t len, size_t max_eager)
+   exactly its announced payload; DATA: a header and some payload). h is a
+   private copy of the packet's first min(len, sizeof *h) bytes. */
+int p2p_packet_check(const p2p_any_t *h, size_t len, size_t max_eager)
 {
     if (len < 1)
         return 0;
-    switch (*(const uint8_t *)pkt) {
-    case P2P_EAGER: {
-        p2p_hdr_t h;
-        if (len < sizeof h)
-            return 0;
-        memcpy(&h, pkt, sizeof h);
-        return h.len == len - sizeof h && h.len <= max_eager && h.tag >= 0;
-    }
-    case P2P_RTS: {
-        p2p_rts_t r;
-        if (len != sizeof r)
-            return 0;
-        memcpy(&r, pkt, sizeof r);
-        return r.h.tag >= 0;
-    }
-    case P2P_FIN: return len == sizeof(p2p_fin_t);
-    case P2P_CTS: return len == sizeof(p2p_cts_t);
-    case P2P_DATA: return len > sizeof(p2p_data_t);
+    switch (h->type) {
+    case P2P_EAGER:
+        return len >= sizeof h->h && h->h.len == len - sizeof h->h && h->h.len <= max_eager &&
+               h->h.tag >= 0;
+    case P2P_RTS: return len == sizeof h->rts && h->rts.h.tag >= 0;
+    case P2P_FIN: return len == sizeof h->fin;
+    case P2P_CTS: return len == sizeof h->cts;
+    case P2P_DATA: return len > sizeof h->data;
     }
     return 0;
 }
@@ -227,24 +219,25 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
     (void)arg;
     if (src < 0 || src >= vc_ctx.size || !pkt)
         return;
-    uint8_t type = len ? *(const uint8_t *)pkt : 0;
-    if (!p2p_packet_check(pkt, len, vc_ctx.net_of[src]->max_packet)) {
+    /* The packet may sit in memory its sender can still write (a shared
+       memory cell): copy the fixed header once, then check and use only
+       the copy -- a field read twice could pass the check and then change.
+       (The copy also gives the fields their alignment.) */
+    p2p_any_t h;
+    memset(&h, 0, sizeof h);
+    memcpy(&h, pkt, len < sizeof h ? len : sizeof h);
+    uint8_t type = h.type;
+    if (!p2p_packet_check(&h, len, vc_ctx.net_of[src]->max_packet)) {
         drop_packet(src, "malformed", type);
         return;
     }
-    /* transports deliver packets in receive buffers with no alignment
-       promise beyond bytes: copy fixed headers out before reading them */
     switch (type) {
     case P2P_EAGER:
-    case P2P_RTS: {
-        p2p_rts_t h;
-        memcpy(&h, pkt, type == P2P_RTS ? sizeof h : sizeof h.h);
-        on_matched(src, &h.h, type == P2P_RTS ? (const void *)&h : pkt, len);
+    case P2P_RTS:
+        on_matched(src, &h.h, &h.rts, pkt, len);
         break;
-    }
     case P2P_FIN: {
-        p2p_fin_t f;
-        memcpy(&f, pkt, sizeof f);
+        const p2p_fin_t f = h.fin;
         struct vc_request *s = req_from_handle(f.sreq, REQ_SEND);
         if (!s || s->world_peer != src || s->proto != PROTO_RNDV) {
             drop_packet(src, "stale or forged FIN", type);
@@ -258,8 +251,7 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
         break;
     }
     case P2P_CTS: {
-        p2p_cts_t c;
-        memcpy(&c, pkt, sizeof c);
+        const p2p_cts_t c = h.cts;
         struct vc_request *s = req_from_handle(c.sreq, REQ_SEND);
         if (!s || s->world_peer != src || s->proto != PROTO_RNDV) {
             drop_packet(src, "stale or forged CTS", type);
@@ -275,8 +267,7 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
         break;
     }
     case P2P_DATA: {
-        p2p_data_t d;
-        memcpy(&d, pkt, sizeof d);
+        const p2p_data_t d = h.data;
         struct vc_request *r = req_from_handle(d.rreq, REQ_RECV);
         size_t n = len - sizeof d;
         /* only a streamed receive from this very peer takes DATA, and only

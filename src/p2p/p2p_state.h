@@ -58,7 +58,7 @@ void p2p_queue_remove(p2p_queue_t *q, struct vc_request *r);
 void p2p_on_packet(void *arg, int src, const void *pkt, size_t len);
 /* 1 if a packet of len bytes has the size and fields its type requires
    (pure; the fuzz harness drives it and p2p_on_packet) */
-int p2p_packet_check(const void *pkt, size_t len, size_t max_eager);
+int p2p_packet_check(const p2p_any_t *h, size_t len, size_t max_eager);
 void p2p_on_get_done(void *arg, void *cookie, int status);
 void p2p_on_peer_failed(void *arg, int peer, const char *why);
 

@@ -53,4 +53,15 @@ typedef struct p2p_data {
     uint64_t off;
 } p2p_data_t;
 
+/* The fixed header of any packet: what p2p_on_packet copies out of the
+   transport's buffer, once, before checking or using any of it. */
+typedef union p2p_any {
+    uint8_t type;
+    p2p_hdr_t h;
+    p2p_rts_t rts;
+    p2p_fin_t fin;
+    p2p_cts_t cts;
+    p2p_data_t data;
+} p2p_any_t;
+
 #endif

@@ -36,6 +36,10 @@ test_unit_memhook_asan_LDFLAGS = -fsanitize=address
 test_unit_memhook_asan_LDADD = libvcoll_int.la -ldl
 TESTS += test/unit/memhook_asan
 endif
+check_PROGRAMS += test/unit/test_p2p_wire
+test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c
+test_unit_test_p2p_wire_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+TESTS += test/unit/test_p2p_wire
 check_PROGRAMS += test/unit/test_ud_reorder
 test_unit_test_ud_reorder_SOURCES = test/unit/test_ud_reorder.c
 test_unit_test_ud_reorder_LDADD = libvcoll_int.la $(CUNIT_LIBS)
