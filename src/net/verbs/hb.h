@@ -117,6 +117,11 @@ struct net_hb {
 
 /* hb_thread.c */
 void *hb_main(void *arg);
+/* What a well-formed packet of `type` from p's rank, received as wc with
+   its GRH at grh, may do: answer it, count as p's life, count as a PONG,
+   mark p down. Life and DOWN only from the QP and GID p published. */
+enum { HB_ACT_REPLY = 1, HB_ACT_ALIVE = 2, HB_ACT_PONG = 4, HB_ACT_DOWN = 8 };
+int hb_classify(const hb_peer_t *p, int type, const struct ibv_wc *wc, const uint8_t *grh);
 int hb_post_recv(struct net_hb *h, int i);
 uint64_t hb_now_ns(void);
 

@@ -47,11 +47,32 @@ static void send_pkt(struct net_hb *h, struct ibv_ah *ah, uint32_t qpn, int type
         h->tx_free--;
 }
 
-/* a PONG or DOWN counts only from the QP and GID the peer published */
+/* a packet counts as the peer's only from the QP and GID it published */
 static int from_peer(const hb_peer_t *p, const struct ibv_wc *wc, const uint8_t *slot)
 {
     return p->state == HB_P_READY && wc->src_qp == p->qpn &&
            (!(wc->wc_flags & IBV_WC_GRH) || net_verbs_grh_from(slot, p->gid));
+}
+
+int hb_classify(const hb_peer_t *p, int type, const struct ibv_wc *wc, const uint8_t *grh)
+{
+    int from = from_peer(p, wc, grh);
+    switch (type) {
+    case HB_PING:
+        /* answered whoever sent it (through the path it came by: a forged
+           PING only earns its sender a PONG), but life only from the peer
+           itself: a forged PING must not keep a dead peer alive */
+        return HB_ACT_REPLY | (from ? HB_ACT_ALIVE : 0);
+    case HB_PONG:
+        return from ? HB_ACT_ALIVE | HB_ACT_PONG : 0;
+    case HB_DOWN:
+        /* a forged DOWN must not cut a live connection. From a peer we
+           never resolved it cannot be checked and is dropped; we resolve it
+           before we wait on it, and then its answer to our PING is DOWN
+           again. */
+        return from ? HB_ACT_DOWN : 0;
+    }
+    return 0;
 }
 
 static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
@@ -76,9 +97,8 @@ static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
     if (!h->peer[pk.src])
         h->peer[pk.src] = calloc(1, sizeof(hb_peer_t));
     hb_peer_t *p = h->peer[pk.src];
-    if (p && pk.type == HB_PING) {
-        /* answer through the path the PING came by: no lookup needed, and a
-           forged PING only earns its sender a PONG */
+    int act = p ? hb_classify(p, pk.type, wc, slot) : 0;
+    if (act & HB_ACT_REPLY) {
         if (!p->reply_ah || p->reply_qpn != wc->src_qp) {
             if (p->reply_ah)
                 ibv_destroy_ah(p->reply_ah);
@@ -90,23 +110,19 @@ static void on_recv(struct net_hb *h, const struct ibv_wc *wc, uint64_t now)
         if (p->reply_ah)
             send_pkt(h, p->reply_ah, wc->src_qp, p->broken ? HB_DOWN : HB_PONG,
                      (int)pk.src, pk.stamp);
-        if (p->state == HB_P_READY && wc->src_qp == p->qpn)
-            p->heard = now;     /* its detector runs: it is alive */
-    } else if (p && pk.type == HB_PONG && from_peer(p, wc, slot)) {
-        p->heard = now;
+    }
+    if (act & HB_ACT_ALIVE)
+        p->heard = now;         /* its detector runs: it is alive */
+    if (act & HB_ACT_PONG)
         h->n_pong++;
-    } else if (p && pk.type == HB_DOWN && from_peer(p, wc, slot)) {
-        /* a forged DOWN must not cut a live connection. From a peer we
-           never resolved it cannot be
-           checked and is dropped; we resolve it before we wait on it, and
-           then its answer to our PING is DOWN again. */
+    if (act & HB_ACT_DOWN) {
         p->state = HB_P_DEAD;
         p->down = 1;
         h->n_down++;
         LOG_INFO("hb: rank %u gave up on this rank (its connection to us failed)", pk.src);
-    } else {
-        h->n_bad++;
     }
+    if (!(act & (HB_ACT_ALIVE | HB_ACT_DOWN)) && pk.type != HB_PING)
+        h->n_bad++;
     pthread_mutex_unlock(&h->lock);
     goto repost;
 bad:
