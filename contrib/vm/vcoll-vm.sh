@@ -42,8 +42,10 @@ usage: $PROG [options] [--] CMD [ARG...]      run CMD in \$PWD inside the guest
   -t SECS    timeout for the whole run, exit 124 when hit (default $TIMEOUT)
   -m MEM     guest memory (default $MEM)
   -s VCPUS   guest vCPUs (default $SMP)
-  --mtu N    link MTU of the rxe netdevs (default $LMTU; 9000 gives rxe the
-             4096-byte RoCE MTU of a jumbo-frame fabric)
+  --mtu N[,N...]  link MTU of the rxe netdevs (default $LMTU; 9000 gives rxe
+             the 4096-byte RoCE MTU of a jumbo-frame fabric); a list gives
+             rxe0, rxe1, ... their own (the last entry for the rest), e.g.
+             1500,9000: rxe0 at RoCE MTU 1024, rxe1 at 4096 (mixed fabric)
   -v         progress messages and the guest console on stderr
   --prepare  one-time setup (packages, kernel, initramfs), no boot
   --selftest ibv_devinfo + test/verbs/selftest + ib_send_lat + ib_write_bw
@@ -72,7 +74,10 @@ done
 [[ $MODE != run || $# -gt 0 ]] || { usage >&2; exit 125; }
 [[ $NRXE =~ ^[1-4]$ ]] || die "-n must be 1..4"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive integer"
-[[ $LMTU =~ ^[0-9]+$ ]] && ((LMTU >= 1280 && LMTU <= 65535)) || die "--mtu must be 1280..65535"
+for m in ${LMTU//,/ }; do
+  [[ $m =~ ^[0-9]+$ ]] && ((m >= 1280 && m <= 65535)) || die "--mtu: each MTU must be 1280..65535"
+done
+[[ $LMTU =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--mtu takes N or N,N,..."
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || die "-s must be a positive integer"
 [[ $(id -u) == 0 ]] || die "must run as root (apt, and 9p passthrough as root)"
 
@@ -215,10 +220,18 @@ sys() { echo $2 > /proc/sys/net/ipv4/conf/$1; }
 # Open MPI rejects the kernel's default node name "(none)"
 hostname vcoll-vm
 ip link set lo up
+# device k's link MTU: entry k of vcoll.mtu, else its last entry
+mtu_of() {
+  m=$(echo "$LMTU" | cut -s -d, -f$(($1+1)))
+  [ -n "$m" ] || m=${LMTU##*,}
+  echo ${m:-1500}
+}
+MAXMTU=0
+for m in $(echo "$LMTU" | tr , ' '); do [ "$m" -gt $MAXMTU ] && MAXMTU=$m; done
 if [ "$NRXE" = 1 ]; then
   # one device: a dummy netdev; every packet is rxe-internal loopback
   ip link add rxe0d type dummy
-  ip link set rxe0d mtu ${LMTU:-1500}
+  ip link set rxe0d mtu $(mtu_of 0)
   ip addr add $PFX.1/24 dev rxe0d
   ip link set rxe0d up
   rxe rxe0 rxe0d
@@ -238,7 +251,9 @@ else
   # completer WARN and a flushed QP. With room for any burst: 0 drops in 22.
   echo 100000 > /proc/sys/net/core/netdev_max_backlog
   ip link add rxebr type bridge
-  ip link set rxebr mtu ${LMTU:-1500}
+  # the bridge takes any frame; each port then forwards only what fits its
+  # link, as on a fabric of mixed MTUs
+  ip link set rxebr mtu $MAXMTU
   ip link set rxebr up
   ip rule add pref 100 table local
   ip rule del pref 0
@@ -246,8 +261,8 @@ else
   while [ $k -lt $NRXE ]; do
     a=$PFX.$((k+1))
     ip link add rxe${k}d type veth peer name rxe${k}p
-    ip link set rxe${k}d mtu ${LMTU:-1500}
-    ip link set rxe${k}p mtu ${LMTU:-1500}
+    ip link set rxe${k}d mtu $(mtu_of $k)
+    ip link set rxe${k}p mtu $(mtu_of $k)
     ip link set rxe${k}p master rxebr
     ip link set rxe${k}p up
     ip addr add $a/24 dev rxe${k}d

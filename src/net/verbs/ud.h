@@ -199,6 +199,8 @@ typedef struct ud_peer {
     uint32_t next_seq;        /* next sequence to assign */
     uint32_t una;             /* oldest unacknowledged */
     int *win;                 /* slot of seq s at win[s & wmask] */
+    uint32_t wsize, wmask;    /* this pair's window (power of two), from the
+                                 smaller of the two MTUs (ud_peer_set) */
     uint64_t rto_ns;          /* current retransmission timeout */
     uint64_t rto_at;          /* resend the window when now passes this;
                                  0 = arm at the next timer check */
@@ -240,7 +242,7 @@ typedef struct ud_net {
     uint32_t qkey;            /* per job: net_verbs_qkey */
 
     ud_peer_t *peer;          /* [size] */
-    uint32_t wsize, wmask;    /* window per peer (power of two) */
+    uint32_t wsize, wmask;    /* window at our own MTU (sizes the queues) */
     int sq_depth, sq_free;
     /* Sends in the order posted, so that one signaled completion retires
        every unsignaled send before it (a send queue completes in order):

@@ -55,7 +55,7 @@ void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
     /* nothing will ever acknowledge what is queued for it */
     ud_tx_list_drop(u, p);
     for (uint32_t s = p->una; s != p->next_seq; s++) {
-        int i = p->win[s & u->wmask];
+        int i = p->win[s & p->wmask];
         u->slot[i].acked = 1;
         if (u->slot[i].posted == 0)
             ud_slot_put(u, i);
@@ -103,16 +103,34 @@ int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b)
                      b->lid, g, u->port.dev, u->port.port, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
-    if (!p->win && !(p->win = malloc(u->wsize * sizeof *p->win))) {
-        ud_peer_fail(u, peer, "out of memory for its send window");
-        return VC_ERR_NOMEM;
-    }
+    /* The pair's MTU is the smaller of the two: the larger end's
+       datagrams would not reach the smaller one. Fragment size and window
+       follow from it, computed alike at both ends, so a packet always fits
+       the window its sender uses and the receiver keeps (a window sized
+       from the larger MTU alone was smaller than one packet in small
+       fragments: its sender waited for room forever). */
     uint32_t mtu = (uint32_t)net_vdev_mtu_bytes((enum ibv_mtu)b->mtu);
     if (mtu == 0 || mtu > u->mtu)
         mtu = u->mtu;
+    uint32_t frag = mtu - (uint32_t)sizeof(ud_hdr_t);
+    uint32_t per_packet = (uint32_t)((u->base.max_packet + frag - 1) / frag);
+    if ((int)per_packet + UD_CTRL_RESERVE > u->sq_depth ||
+        (int)per_packet + UD_CTRL_RESERVE > u->tx_count) {
+        ud_peer_fail(u, peer, "its MTU of %u bytes makes a packet %u fragments, more than "
+                     "our send queue (%d) or send buffers (%d) hold", mtu, per_packet,
+                     u->sq_depth, u->tx_count);
+        return VC_ERR_UNSUPPORTED;
+    }
+    uint32_t w = ud_window_frags(u->c->cfg.ud_window, mtu, u->base.max_packet);
+    if (!p->win && !(p->win = malloc(w * sizeof *p->win))) {
+        ud_peer_fail(u, peer, "out of memory for its send window");
+        return VC_ERR_NOMEM;
+    }
+    p->wsize = w;
+    p->wmask = w - 1;
     p->qpn = b->qpn;
     memcpy(p->gid, b->gid, 16);
-    p->frag = mtu - (uint32_t)sizeof(ud_hdr_t);
+    p->frag = frag;
     const struct vc_ctx *c = u->c;
     p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b->pid : 0;
     p->rto_ns = u->rto_base_ns;

@@ -101,7 +101,7 @@ static void accept(ud_net_t *u, ud_peer_t *p, uint8_t flags, uint32_t total,
 {
     for (;;) {
         p->expect++;
-        if (++p->owed >= u->wsize / 4 || (flags & UD_F_ACKREQ))
+        if (++p->owed >= p->wsize / 4 || (flags & UD_F_ACKREQ))
             p->ack_now = u->ack_due = 1;
         ack_list_add(u, p);
         deliver(u, p, flags, total, data, plen);
@@ -119,7 +119,7 @@ static void ahead(ud_net_t *u, ud_peer_t *p, const ud_hdr_t *h, uint32_t plen)
     u->n_ooo++;
     if (!p->ooo.n) {
         uint32_t slot = u->mtu - (uint32_t)sizeof(ud_hdr_t), n = 1;
-        while (n * 2 <= u->wsize && (uint64_t)n * 2 * slot <= UD_OOO_BYTES)
+        while (n * 2 <= p->wsize && (uint64_t)n * 2 * slot <= UD_OOO_BYTES)
             n *= 2;
         if (n < 2 || ud_ooo_init(&p->ooo, n, slot))
             LOG_DEBUG("ud: rank %d: no store for out-of-order fragments from rank %d",

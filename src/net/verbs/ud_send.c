@@ -131,7 +131,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         return VC_ERR_ARG;
     uint32_t nfrag = len ? (uint32_t)((len + p->frag - 1) / p->frag) : 1;
     /* all or nothing: a packet is never half in the window */
-    if (p->next_seq - p->una + nfrag > u->wsize ||
+    if (p->next_seq - p->una + nfrag > p->wsize ||
         u->tx_nfree < (int)nfrag + UD_CTRL_RESERVE ||
         u->sq_free < (int)nfrag + UD_CTRL_RESERVE)
         return NET_AGAIN;
@@ -143,7 +143,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
     /* Short of window or buffers once this packet is out: ask for an ACK
        now rather than wait for the receiver's quarter-window one (which a
        window shared by many packets may never reach) or its timer. */
-    int ackreq = p->next_seq - p->una + nfrag >= u->wsize - u->wsize / 4 ||
+    int ackreq = p->next_seq - p->una + nfrag >= p->wsize - p->wsize / 4 ||
                  u->tx_nfree - (int)nfrag < u->tx_count / 4;
     int vi = 0, batch[UD_POST_BATCH], nb = 0;
     size_t voff = 0;
@@ -178,7 +178,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         h->pad2 = 0;
         sl->len = (uint32_t)(sizeof *h + want);
         sl->peer = peer;
-        p->win[p->next_seq & u->wmask] = s;
+        p->win[p->next_seq & p->wmask] = s;
         p->next_seq++;
         u->unacked++;
         batch[nb++] = s;
@@ -230,7 +230,7 @@ void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t sack)
 {
     if (ud_seq_lt(p->una, ack) && !ud_seq_lt(p->next_seq, ack)) {
         while (p->una != ack) {
-            int s = p->win[p->una & u->wmask];
+            int s = p->win[p->una & p->wmask];
             u->slot[s].acked = 1;
             if (u->slot[s].posted == 0)
                 ud_slot_put(u, s);
@@ -247,7 +247,7 @@ void ud_on_ack(ud_net_t *u, ud_peer_t *p, uint32_t ack, uint64_t sack)
     for (; sack; sack &= sack - 1) {
         uint32_t seq = ack + 1 + (uint32_t)__builtin_ctzll(sack);
         if (!ud_seq_lt(seq, p->una) && ud_seq_lt(seq, p->next_seq))
-            u->slot[p->win[seq & u->wmask]].sacked = 1;
+            u->slot[p->win[seq & p->wmask]].sacked = 1;
     }
 }
 
@@ -262,7 +262,7 @@ void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now, int holes_only)
         p->stall_since = now;
     uint32_t from = p->una, to = p->next_seq;
     if (holes_only) {
-        while (to != p->una && !u->slot[p->win[(to - 1) & u->wmask]].sacked)
+        while (to != p->una && !u->slot[p->win[(to - 1) & p->wmask]].sacked)
             to--;
         if (to == p->una)       /* no map (it reaches 64 ahead): the oldest */
             to = p->una + 1;
@@ -274,7 +274,7 @@ void ud_resend(ud_net_t *u, ud_peer_t *p, uint64_t now, int holes_only)
     int batch[UD_POST_BATCH], nb = 0;
     uint32_t s = from;
     for (; s != to; s++) {
-        int sl = p->win[s & u->wmask];
+        int sl = p->win[s & p->wmask];
         if (u->slot[sl].sacked)
             continue;
         if (u->sq_free - nb <= UD_CTRL_RESERVE)
