@@ -88,6 +88,8 @@ static const cfg_entry_t table[] = {
      "keep RC rendezvous buffers registered for reuse (on|off); invalidated when their memory is unmapped"},
     {"VCOLL_RCACHE_MAX", T_SIZE, F(rcache_max), "256m", NULL, 0, 1L << 40,
      "bytes the registration cache may keep registered; least recently used go first"},
+    {"VCOLL_FAULT_RCACHE_STALE", T_ENUM, F(fault_rcache_stale), "off", onoff_names, 0, 0,
+     "testing only: the registration cache ignores memory releases, so it goes stale (proves the stale-registration test can fail)"},
     {"VCOLL_BARRIER_ALG", T_ALG, F(barrier_alg), "auto", cfg_barrier_algs, 0, 0,
      "force a barrier algorithm"},
     {"VCOLL_BCAST_ALG", T_ALG, F(bcast_alg), "auto", cfg_bcast_algs, 0, 0,

@@ -47,6 +47,7 @@ typedef struct vc_config {
     char fault_rc_err[64];   /* VCOLL_FAULT_RC_ERR: "A>B@N" fault injection */
     int rcache;              /* VCOLL_RCACHE: keep rendezvous registrations */
     size_t rcache_max;       /* VCOLL_RCACHE_MAX: bytes they may pin */
+    int fault_rcache_stale;  /* testing only: releases not forwarded to the cache */
     /* collectives: index into the algorithm name lists (0 = auto) */
     int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
     int gather_alg, gatherv_alg, scatter_alg, scatterv_alg, allgatherv_alg;

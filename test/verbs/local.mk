@@ -3,7 +3,7 @@
 # run `make check-verbs` explicitly.
 EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
-	test/verbs/rc-error.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
+	test/verbs/rc-error.sh test/verbs/rcache-stale.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
 	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh \
 	test/verbs/rc-first-contact.sh test/verbs/ud-acks.sh
 

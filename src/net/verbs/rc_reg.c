@@ -89,6 +89,10 @@ int rc_reg_open(rc_net_t *r)
         r->hooked = 1;
         mode = "on, pinned, invalidated by memory hooks";
     }
+    if (r->hooked && cfg->fault_rcache_stale) {
+        r->hooked = 0;      /* hooks in, but nobody tells the cache */
+        mode = "on, pinned, NOT invalidated (VCOLL_FAULT_RCACHE_STALE: stale on purpose)";
+    }
     net_rcache_ops_t ops = { .reg = reg_mr, .dereg = dereg_mr, .arg = r,
                              .valid = r->hooked ? hooks_valid : NULL };
     if (!(r->rcache = net_rcache_create(&ops, cfg->rcache_max, entries)))
