@@ -16,6 +16,7 @@
 #include <string.h>
 #include "vcoll.h"
 #include "boot/boot.h"
+#include "core/clock.h"
 
 #define AGREE_KEY   "vc.agree"
 #define AGREE_MAGIC 0x76634147u   /* "vcAG", bump on layout change */
@@ -104,7 +105,7 @@ int boot_agree_check(boot_info_t *b, int peer, char *msg, size_t len)
     if (rc || got != sizeof blob || blob.magic != AGREE_MAGIC) {
         snprintf(msg, len, "rank %d published no job-wide settings vcoll %s understands "
                  "(another vcoll version, or it failed before publishing)", peer,
-                 vc_version_string());
+                 core_version());
         return VC_ERR_BOOTSTRAP;
     }
     if (blob.n != (uint32_t)b->nagree ||

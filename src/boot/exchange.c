@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "vcoll.h"
 #include "boot.h"
+#include "../core/clock.h"
 #include "../core/log.h"
 
 #define HOST_LEN 256
@@ -91,7 +92,7 @@ int boot_exch_init(boot_info_t *info)
     if (gethostname(me.host, sizeof me.host - 1))
         snprintf(me.host, sizeof me.host, "unknown");
     me.pid = (int64_t)getpid();
-    me.t = vc_wtime();
+    me.t = core_wtime();
     int rc = gather(&x, &me, all, sizeof me);
     if (!rc)
         rc = layout(info, all);

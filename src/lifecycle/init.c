@@ -14,6 +14,7 @@
 #include "vcoll.h"
 #include "core/ctx.h"
 #include "core/comm.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "net/net.h"
 #include "p2p/p2p.h"
@@ -24,14 +25,12 @@ static const char *getenv_c(const char *n) { return getenv(n); }
 
 const char *vc_version_string(void)
 {
-    return "0.2.0 (verbs rc ud shm)";
+    return core_version();
 }
 
 double vc_wtime(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return core_wtime();
 }
 
 /* Lock-free, as MPI_Initialized may be called from any thread at any time:
@@ -345,7 +344,7 @@ static int closing_fence(struct vc_ctx *c)
     double deadline = 0, bound = c->cfg.peer_timeout > 3 ? c->cfg.peer_timeout : 3.0;
     while ((rc = boot_fence_poll(&c->boot)) == 0) {
         if (c->dead_peer >= 0) {
-            double t = vc_wtime();
+            double t = core_wtime();
             if (deadline == 0) {
                 deadline = t + bound;
             } else if (t > deadline) {
@@ -382,7 +381,7 @@ int vc_finalize(void)
         if (c->dead_peer >= 0 || c->net_failed || (!c->p2p->pend_head && !inflight))
             break;
         if (!c->p2p->pend_head) {
-            double t = vc_wtime();
+            double t = core_wtime();
             if (deadline == 0) {
                 deadline = t + 10.0;
             } else if (t > deadline) {
