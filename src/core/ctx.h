@@ -9,12 +9,12 @@
 #include <sys/types.h>
 #include "config.h"
 #include "../boot/boot.h"
+#include "../net/net.h"
 #include "ops.h"
 #include "request.h"
 
 struct p2p_state;
 typedef struct net net_t;    /* net/net.h */
-typedef struct net_hb net_hb_t;
 
 struct vc_ctx {
     int initialized;         /* between vc_init and vc_finalize */
@@ -34,7 +34,9 @@ struct vc_ctx {
     uint32_t next_ctx;       /* next free communicator context id (even) */
     struct ctx_resv *ctx_resv;   /* ids held by comm creations in flight (comm_split.c) */
     ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
-    net_hb_t *hb;            /* liveness detector for remote peers, or NULL */
+    net_hb_t *hb;            /* liveness detector for remote peers, or NULL
+                                (the lifecycle's: it opens and closes it) */
+    net_liveness_t live;     /* what the layers above see of it (net.h) */
     uint8_t *dead;           /* [size]: world rank found dead (failures are
                                 scoped: only what involves it fails) */
     int ndead;

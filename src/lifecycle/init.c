@@ -63,6 +63,7 @@ static int resolve_spin(const struct vc_ctx *c)
 
 static void teardown(struct vc_ctx *c)
 {
+    net_hb_liveness(NULL, &c->live);
     net_hb_close(c->hb);     /* first: its thread must not outlive the device */
     c->hb = NULL;
     net_t **nets[] = {&c->rc, &c->ud, &c->shm, &c->self};
@@ -193,6 +194,7 @@ static int open_transports(struct vc_ctx *c)
     if ((c->rc || c->ud) && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
         LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
                  "only by a failed transfer");
+    net_hb_liveness(c->hb, &c->live);
 
     int32_t ovs = node_oversubscribed(c);
     if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))

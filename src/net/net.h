@@ -132,6 +132,18 @@ uint64_t *net_shm_coll_bytes(net_t *n);
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
 int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
 
+/* A liveness detector beside the data path (the verbs heartbeat): all the
+ * layers above see of it. watch() keeps an eye on a peer a call waits on
+ * and returns 0 (alive, or not known yet) or 1 with the reason in why;
+ * broken() says we gave up on the peer, so it learns even if it only
+ * waits to receive. Set by the lifecycle; functions NULL when there is no
+ * detector. */
+typedef struct net_liveness {
+    int (*watch)(void *h, int peer, char *why, size_t wlen);
+    void (*broken)(void *h, int peer);
+    void *h;
+} net_liveness_t;
+
 /* Liveness detector for peers on other nodes (src/net/verbs/hb.h): a
  * thread with its own UD QP answers heartbeats while the application
  * computes and pings the peers a waiting call asks it to watch. Opened by
@@ -148,6 +160,8 @@ void net_hb_broken(net_hb_t *h, int peer);         /* we gave up on it: tell it 
 int net_hb_heard_within(net_hb_t *h, int peer, double secs);
 double net_hb_timeout(const net_hb_t *h);
 void net_hb_close(net_hb_t *h);
+/* the detector behind the liveness interface above */
+void net_hb_liveness(net_hb_t *h, net_liveness_t *out);
 /* the per-job Q_Key of every UD QP (a hash of the job id): datagrams of
  * another job on the same fabric are dropped by the HCA */
 uint32_t net_verbs_qkey(const struct vc_ctx *c);

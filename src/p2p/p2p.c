@@ -315,7 +315,8 @@ void p2p_on_peer_failed(void *arg, int peer, const char *why)
     LOG_ERR("rank %d failed: %s", peer, why);
     /* whatever made us give up, the peer must learn it: it may be alive and
        waiting for a message we will now never send */
-    net_hb_broken(c->hb, peer);
+    if (c->live.broken)
+        c->live.broken(c->live.h, peer);
 }
 
 int p2p_comm_has_dead(const struct vc_comm *comm)

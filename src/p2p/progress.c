@@ -154,21 +154,12 @@ int vc_peer_probe(int w)
         p2p_on_peer_failed(NULL, w, "process is gone (killed or exited without vc_finalize)");
         return 1;
     }
-    if (c->hb && (c->boot.node_of[w] != c->boot.node_id || n != c->shm)) {
+    if (c->live.watch && (c->boot.node_of[w] != c->boot.node_id || n != c->shm)) {
         /* another node: only its heartbeats can tell. A same-node peer over
            verbs is watched too: it is alive (pid probe), but its end of the
            connection may have failed, and only its DOWN tells us so. */
-        net_hb_watch(c->hb, w);
-        int verdict = net_hb_dead(c->hb, w);
-        if (verdict) {
-            char why[200];
-            if (verdict == NET_HB_DOWN)
-                snprintf(why, sizeof why, "it gave up on this rank (its connection to "
-                         "rank %d failed or it declared rank %d dead; its own log says why)",
-                         c->rank, c->rank);
-            else
-                snprintf(why, sizeof why, "answered no heartbeat for %.1f s (killed, stopped "
-                         "or unreachable; VCOLL_PEER_TIMEOUT)", net_hb_timeout(c->hb));
+        char why[200];
+        if (c->live.watch(c->live.h, w, why, sizeof why)) {
             p2p_on_peer_failed(NULL, w, why);
             return 1;
         }

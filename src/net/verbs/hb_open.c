@@ -212,6 +212,32 @@ double net_hb_timeout(const net_hb_t *h)
     return h ? (double)h->timeout_ns * 1e-9 : 0;
 }
 
+static int live_watch(void *arg, int peer, char *why, size_t wlen)
+{
+    net_hb_t *h = arg;
+    net_hb_watch(h, peer);
+    int verdict = net_hb_dead(h, peer);
+    if (verdict == NET_HB_DOWN)
+        snprintf(why, wlen, "it gave up on this rank (its connection to rank %d failed or "
+                 "it declared rank %d dead; its own log says why)", h->me, h->me);
+    else if (verdict)
+        snprintf(why, wlen, "answered no heartbeat for %.1f s (killed, stopped or "
+                 "unreachable; VCOLL_PEER_TIMEOUT)", net_hb_timeout(h));
+    return verdict != 0;
+}
+
+static void live_broken(void *arg, int peer)
+{
+    net_hb_broken(arg, peer);
+}
+
+void net_hb_liveness(net_hb_t *h, net_liveness_t *out)
+{
+    out->watch = h ? live_watch : NULL;
+    out->broken = h ? live_broken : NULL;
+    out->h = h;
+}
+
 void net_hb_close(net_hb_t *h)
 {
     if (!h)
