@@ -42,7 +42,7 @@ int coll_shm_eligible(const struct vc_comm *comm, size_t bytes)
 /* Publish my contribution for call `seq` and wait for everyone's. */
 static int exchange(const void *in, size_t bytes, uint64_t seq, shm_slot_t **all)
 {
-    shm_slot_t *slots = net_shm_coll_slots(vc_ctx.shm);
+    shm_slot_t *slots = vc_ctx.shm->ops->node_slots(vc_ctx.shm);
     int me = vc_ctx.rank, n = vc_ctx.size, par = (int)(seq & 1);
     shm_slot_t *mine = &slots[me * NET_SHM_SLOTS + par];
     if (bytes)

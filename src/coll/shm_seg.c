@@ -87,9 +87,16 @@ int coll_shmseg_eligible(const struct vc_comm *comm)
 /* VCOLL_SHM_COLL_MAX: the creator of a segment counts its bytes in the
    node's total (in the node's own shared segment, so every process of the
    job on the node sees one number) and gives up when they would not fit */
+/* the node's byte count, through the transport interface */
+static uint64_t *node_bytes(void)
+{
+    net_t *n = vc_ctx.shm;
+    return n && n->ops->node_bytes ? n->ops->node_bytes(n) : NULL;
+}
+
 static int node_reserve(size_t bytes)
 {
-    uint64_t *tot = vc_ctx.shm ? net_shm_coll_bytes(vc_ctx.shm) : NULL;
+    uint64_t *tot = node_bytes();
     uint64_t cur = tot ? __atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
     if (!tot)
         return 0;
@@ -103,7 +110,7 @@ static int node_reserve(size_t bytes)
 
 size_t coll_shmseg_node_bytes(void)
 {
-    uint64_t *tot = vc_ctx.shm ? net_shm_coll_bytes(vc_ctx.shm) : NULL;
+    uint64_t *tot = node_bytes();
     return tot ? (size_t)__atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
 }
 
@@ -111,9 +118,8 @@ void coll_shmseg_free(struct coll_shmseg *g)
 {
     if (!g)
         return;
-    if (g->accounted && vc_ctx.shm)
-        __atomic_sub_fetch(net_shm_coll_bytes(vc_ctx.shm), (uint64_t)g->bytes,
-                           __ATOMIC_ACQ_REL);
+    if (g->accounted && node_bytes())
+        __atomic_sub_fetch(node_bytes(), (uint64_t)g->bytes, __ATOMIC_ACQ_REL);
     if (g->base)
         munmap(g->base, g->bytes);
     free(g->seq);

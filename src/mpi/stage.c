@@ -66,11 +66,16 @@ int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t 
     return copy(0, (void *)buf, count, dt, ti, packed);
 }
 
+/* Every call starts one of these, most to stage nothing: set the counts
+   and flags only (the arrays behind them are written before they are
+   read), and finish returns at once when nothing was staged. */
 void vcmpi_stage_init(vcmpi_stage_t *s, MPI_Comm comm, int nonblocking)
 {
-    memset(s, 0, sizeof *s);
     s->comm = comm;
     s->nonblocking = nonblocking;
+    s->un = NULL;
+    s->nun = s->capun = s->nfree = s->ndup = 0;
+    s->has_vop = s->held = 0;
 }
 
 void *vcmpi_stage_alloc(vcmpi_stage_t *s, size_t bytes)
@@ -197,6 +202,8 @@ int vcmpi_stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt,
 
 int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
 {
+    if (!vcmpi_stage_busy(s))
+        return MPI_SUCCESS;
     int rc = MPI_SUCCESS;
     for (int i = 0; i < s->nun; i++) {
         vcmpi_unpack_t *u = &s->un[i];

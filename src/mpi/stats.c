@@ -54,7 +54,7 @@ int vcmpi_finish(int fn, MPI_Comm comm, int rc, MPI_Request *req, vc_request_t v
         *ret = vcmpi_error(comm, rc);
     } else if (req) {
         vcmpi_stage_t *h = NULL;
-        if (st->nun || st->nfree || st->ndup) {
+        if (vcmpi_stage_busy(st)) {  /* its vcoll op and held MPI op too */
             if ((h = malloc(sizeof *h)))
                 *h = *st;
             else {

@@ -104,6 +104,12 @@ typedef struct vcmpi_stage {
     int held;
 } vcmpi_stage_t;
 
+/* does the call hold anything to unpack, free or release at its end? */
+static inline int vcmpi_stage_busy(const vcmpi_stage_t *s)
+{
+    return s->nun || s->nfree || s->ndup || s->has_vop || s->held || s->un;
+}
+
 /* a non-blocking collective in flight: a generalized MPI request the
    application waits on, completed when vcoll's request is */
 typedef struct vcmpi_req {

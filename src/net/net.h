@@ -66,6 +66,13 @@ typedef struct net_ops {
        whose delivery the hardware guarantees (shm, rc) have nothing to wait
        for. */
     int (*quiesce)(net_t *n);
+    /* Node memory for collectives that synchronise through memory (shm
+       only; NULL elsewhere): the per-rank flag slots, NET_SHM_SLOTS of
+       NET_SHM_SLOT_BYTES per local rank, indexed [local rank][slot],
+       zeroed; and the node's count of bytes in the collectives' shared
+       segments (atomic). Both NULL before the node segment is mapped. */
+    void *(*node_slots)(net_t *n);
+    uint64_t *(*node_bytes)(net_t *n);
     void (*close)(net_t *n);
 } net_ops_t;
 
@@ -92,9 +99,10 @@ typedef struct net_plan {
 } net_plan_t;
 int net_plan(const struct vc_config *cfg, const struct boot_info *b, net_plan_t *p,
              char *err, size_t errlen);
-/* A peer's endpoint blob is missing: if the peer's job-wide settings differ
- * from ours, end the job naming the setting and both ranks (boot_abort);
- * otherwise log why this transport cannot reach it. */
+/* A peer's endpoint blob is missing: log why this transport cannot reach
+ * it -- naming the setting and both ranks when the peer's job-wide
+ * settings differ from ours (vc_init already ends such a job when it
+ * differs from rank 0). The caller fails the peer. */
 struct vc_ctx;
 void net_peer_missing(struct vc_ctx *c, int peer, const char *what);
 
@@ -117,16 +125,9 @@ int net_shm_connect(net_t *n, struct vc_ctx *c);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */
 void net_shm_after_fence(net_t *n);
-/* Per-rank flag slots in the node's segment for collectives that
- * synchronise through memory instead of messages: NET_SHM_SLOTS slots of
- * NET_SHM_SLOT_BYTES per local rank, indexed [local rank][slot], zeroed. */
+/* sizes of the node_slots() flag slots (net_ops_t) */
 #define NET_SHM_SLOTS 2
 #define NET_SHM_SLOT_BYTES 64
-void *net_shm_coll_slots(net_t *n);
-/* The node's count of bytes in the collectives' shared segments (atomic;
- * coll/shm_seg.c adds and subtracts under VCOLL_SHM_COLL_MAX); NULL before
- * the node segment is mapped. */
-uint64_t *net_shm_coll_bytes(net_t *n);
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
 int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);

@@ -76,8 +76,10 @@ void net_peer_missing(struct vc_ctx *c, int peer, const char *what)
 {
     char msg[320];
     int rc = boot_agree_check(&c->boot, peer, msg, sizeof msg);
-    if (rc == VC_ERR_ARG)   /* the real cause: the job is not configured alike */
-        boot_abort(&c->boot, VC_ERR_ARG, msg);
+    if (rc == VC_ERR_ARG) { /* the real cause: the job is not configured alike */
+        LOG_ERR("%s", msg);
+        return;             /* the transport fails the peer, naming it */
+    }
     LOG_ERR("%s: rank %d published no %s endpoint although it shares this job's "
             "settings (%s)", what, peer, what,
             rc == VC_SUCCESS ? "it may have failed to open the transport" : msg);

@@ -165,7 +165,10 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
     size_t payload = h->type == P2P_EAGER ? len - sizeof *h : 0;
     p2p_unexp_t *u = malloc(sizeof *u + payload);
     if (!u) {
-        boot_abort(&vc_ctx.boot, VC_ERR_NOMEM, "out of memory queueing an unexpected message");
+        /* dropping it would lose a message silently: fail what involves
+           its sender (and tell it), not the whole job */
+        p2p_on_peer_failed(NULL, world_src, "this rank ran out of memory queueing an "
+                           "unexpected message from it");
         return;
     }
     u->next = NULL;

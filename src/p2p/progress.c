@@ -96,8 +96,12 @@ static __thread int in_idle_hook;
 
 static void idle_hook(unsigned idle)
 {
+    /* cheapest test first: every wait step comes through here, and the
+       thread-local flag costs a __tls_get_addr call in a shared library */
+    if (idle < IDLE_HOOK_AFTER || (idle % IDLE_HOOK_EVERY))
+        return;
     void (*fn)(void *) = __atomic_load_n(&vc_ctx.idle_hook.fn, __ATOMIC_ACQUIRE);
-    if (!fn || in_idle_hook || idle < IDLE_HOOK_AFTER || (idle % IDLE_HOOK_EVERY))
+    if (!fn || in_idle_hook)
         return;
     in_idle_hook = 1;
     fn(vc_ctx.idle_hook.arg);

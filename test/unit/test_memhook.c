@@ -61,20 +61,39 @@ static void *churn(void *arg)
     return NULL;
 }
 
+/* mremap is patched at +4, after its `sub $0x58,%rsp`, which the
+   trampoline undoes: a thread there must come out right too */
+static void *churn_remap(void *arg)
+{
+    (void)arg;
+    while (!stop) {
+        void *m = mmap(NULL, 64 * PG, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (m == MAP_FAILED)
+            continue;
+        void *r = mremap(m, 64 * PG, 512 * PG, MREMAP_MAYMOVE);
+        if (r == MAP_FAILED || ((volatile char *)r)[0] != 0)
+            abort();
+        munmap(r, 512 * PG);
+    }
+    return NULL;
+}
+
 static int race_once(void *arg)
 {
     unsigned seed = (unsigned)(uintptr_t)arg;
-    pthread_t t[2];
+    pthread_t t[3];
     pthread_create(&t[0], NULL, churn, (void *)(uintptr_t)(4u << 20));
     pthread_create(&t[1], NULL, churn, (void *)(uintptr_t)(64u * PG));
+    pthread_create(&t[2], NULL, churn_remap, NULL);
     struct timespec d = {0, (long)(rand_r(&seed) % 2000) * 1000};
     nanosleep(&d, NULL);
     char why[240];
     int rc = net_memhook_install(why, sizeof why);
     nanosleep(&d, NULL);
     stop = 1;
-    pthread_join(t[0], NULL);
-    pthread_join(t[1], NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
     return rc == VC_SUCCESS ? 0 : 3;
 }
 
@@ -234,6 +253,54 @@ static void test_dlclose(void)
     CU_ASSERT_EQUAL(in_child(unloaded, NULL), 0);
 }
 
+/* ---- 4. fork while another thread is inside a hook's report: the child
+   must not inherit the report lock held by a thread it does not have */
+
+static void slow_report(void *arg, uintptr_t s, uintptr_t e)
+{
+    (void)arg, (void)s, (void)e;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do                                  /* no lock, no allocation: just long */
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 200000);
+}
+
+static int forks(void *arg)
+{
+    (void)arg;
+    char why[240];
+    CHECK(net_memhook_install(why, sizeof why) == VC_SUCCESS);
+    net_memhook_route(slow_report, NULL);
+    pthread_t t;
+    pthread_create(&t, NULL, churn, (void *)(uintptr_t)(4 * PG));
+    int hung = 0;
+    for (int i = 0; i < 200; i++) {
+        fflush(NULL);
+        pid_t p = fork();
+        if (p == 0) {
+            alarm(5);                   /* a hang ends as SIGALRM */
+            void *m = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            munmap(m, PG);
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(p, &st, 0);
+        hung += !WIFEXITED(st);
+    }
+    stop = 1;
+    pthread_join(t, NULL);
+    net_memhook_route(NULL, NULL);
+    if (hung)
+        fprintf(stderr, "%d of 200 children hung in munmap\n", hung);
+    return hung != 0;
+}
+
+static void test_fork(void)
+{
+    CU_ASSERT_EQUAL(in_child(forks, NULL), 0);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -252,6 +319,7 @@ int main(void)
     CU_add_test(s, "another patcher rewrites munmap later", test_repatched);
     CU_add_test(s, "a patcher library loaded later", test_patcher_loaded);
     CU_add_test(s, "dlclose of the library holding the hooks", test_dlclose);
+    CU_add_test(s, "fork while another thread reports a release", test_fork);
 #endif
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -206,6 +206,9 @@ static void shm_close(net_t *n)
     free(s);
 }
 
+static uint64_t *shm_node_bytes(net_t *n);
+static void *shm_node_slots(net_t *n);
+
 static const net_ops_t shm_ops = {
     .send = shm_send,
     .progress = shm_progress,
@@ -213,6 +216,8 @@ static const net_ops_t shm_ops = {
     .mem_release = shm_release,
     .get = shm_get,
     .check_peer = shm_check_peer,
+    .node_slots = shm_node_slots,
+    .node_bytes = shm_node_bytes,
     .close = shm_close,
 };
 
@@ -355,13 +360,13 @@ void net_shm_after_fence(net_t *n)
     }
 }
 
-uint64_t *net_shm_coll_bytes(net_t *n)
+static uint64_t *shm_node_bytes(net_t *n)
 {
     shm_hdr_t *h = ((net_shm_t *)n)->seg;
     return h ? &h->coll_bytes : NULL;
 }
 
-void *net_shm_coll_slots(net_t *n)
+static void *shm_node_slots(net_t *n)
 {
     net_shm_t *s = (net_shm_t *)n;
     shm_hdr_t *h = s->seg;

@@ -276,7 +276,8 @@ static void probe_fn(void *arg, uintptr_t s, uintptr_t e)
 {
     (void)arg;
     /* shmdt's "everything" proves nothing about the probe */
-    if (!(s == 0 && e == UINTPTR_MAX) && s <= probe_at && probe_at < e)
+    uintptr_t at = __atomic_load_n(&probe_at, __ATOMIC_RELAXED);
+    if (!(s == 0 && e == UINTPTR_MAX) && s <= at && at < e)
         __atomic_store_n(&probe_seen, 1, __ATOMIC_RELAXED);
 }
 
@@ -300,7 +301,9 @@ static int probe(void *libc, char *why, size_t wlen)
         goto out;
     }
     __atomic_store_n(&probe_seen, 0, __ATOMIC_RELAXED);
-    probe_at = (uintptr_t)p + (uintptr_t)pg;
+    /* atomics: glibc declares munmap and free leaf functions, so the
+       compiler may assume they never reach this file's variables */
+    __atomic_store_n(&probe_at, (uintptr_t)p + (uintptr_t)pg, __ATOMIC_SEQ_CST);
     munmap(p, 2 * (size_t)pg);
     if (!__atomic_load_n(&probe_seen, __ATOMIC_RELAXED)) {
         snprintf(why, wlen, "an munmap was not reported after patching (another "
@@ -315,11 +318,11 @@ static int probe(void *libc, char *why, size_t wlen)
         goto out;               /* nothing learnt, nothing lost */
     m[big / 2] = 1;
     __atomic_store_n(&probe_seen, 0, __ATOMIC_RELAXED);
-    probe_at = (uintptr_t)m + big / 2;
+    __atomic_store_n(&probe_at, (uintptr_t)m + big / 2, __ATOMIC_SEQ_CST);
     free(m);
     if (!__atomic_load_n(&probe_seen, __ATOMIC_RELAXED)) {
         int ours = dlsym(RTLD_DEFAULT, "malloc") == dlsym(libc, "malloc");
-        if (!still_mapped(probe_at)) {
+        if (!still_mapped(__atomic_load_n(&probe_at, __ATOMIC_RELAXED))) {
             snprintf(why, wlen, "free() returned a 64 MiB block to the system unseen "
                      "(the allocator unmaps by raw system call)");
             rc = VC_ERR_UNSUPPORTED;
@@ -332,6 +335,20 @@ static int probe(void *libc, char *why, size_t wlen)
 out:
     net_memhook_route(NULL, NULL);
     return rc;
+}
+
+/* ---- fork: a thread inside report() holds mh.lock; a child forked then
+   would inherit it locked by a thread it does not have, and hang in its
+   first munmap. The forking thread takes the lock first. */
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&mh.lock);
+}
+
+static void fork_release(void)
+{
+    pthread_mutex_unlock(&mh.lock);
 }
 
 /* ---- installing */
@@ -373,9 +390,22 @@ static int install(char *why, size_t wlen)
         }
     }
     /* pin the object holding the replacements before libc jumps into it */
-    if (rc == VC_SUCCESS && !sc.is_main &&
-        !dlopen(sc.name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) {
-        snprintf(why, wlen, "cannot keep %.120s loaded: %.80s", sc.name, dlerror());
+    if (rc == VC_SUCCESS && !sc.is_main) {
+        void *self = dlopen(sc.name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+        Lmid_t ns = LM_ID_BASE;
+        if (!self) {
+            snprintf(why, wlen, "cannot keep %.120s loaded: %.80s", sc.name, dlerror());
+            rc = VC_ERR_UNSUPPORTED;
+        } else if (dlinfo(self, RTLD_DI_LMID, &ns) || ns != LM_ID_BASE) {
+            /* dlmopen: the libc found here is this namespace's copy, not
+               the one the application frees through */
+            snprintf(why, wlen, "libvcoll was loaded with dlmopen into its own namespace: "
+                     "the application's libc cannot be patched from there");
+            rc = VC_ERR_UNSUPPORTED;
+        }
+    }
+    if (rc == VC_SUCCESS && pthread_atfork(fork_prepare, fork_release, fork_release)) {
+        snprintf(why, wlen, "pthread_atfork failed");
         rc = VC_ERR_UNSUPPORTED;
     }
     if (rc == VC_SUCCESS)

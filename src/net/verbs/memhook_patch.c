@@ -16,10 +16,13 @@
  *  - every instruction boundary a thread can stand on is either before the
  *    replaced instruction (the thread then reaches the jump) or after it
  *    (unchanged code); none lies inside the 5 new bytes;
- *  - the store is one locked 8- or 16-byte aligned write, so an
- *    instruction fetch sees the old instruction or the whole jump (the same
- *    argument as Windows' hot-patch points); a stale fetch just runs the
- *    old, still correct, instruction once more;
+ *  - the store is one locked 8- or 16-byte aligned write inside one cache
+ *    line, so an instruction fetch sees the old instruction or the whole
+ *    jump (the same argument as Windows' hot-patch points); a stale fetch
+ *    just runs the old, still correct, instruction once more. The SDM
+ *    promises this for no CPU; its strict alternative (int3, a SIGTRAP
+ *    handler, membarrier SYNC_CORE) would take a signal over from the
+ *    application, which a library sharing the process must not;
  *  - the replaced instruction is the first one at least 5 bytes long; the
  *    instructions before it must be ones whose effect the trampoline can
  *    undo or that do not matter at entry (endbr64, a move into the scratch
@@ -35,6 +38,7 @@
  * libc. That page is never unmapped.
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,12 +132,18 @@ static int starts_with_jump(const unsigned char *p)
 
 /* The aligned block one atomic store writes [at, at + 5) with: 8 or 16
    bytes, 0 when the five bytes straddle a 16-byte boundary. */
+static int have_cx16(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B);
+}
+
 static int block_len(const unsigned char *at)
 {
     uintptr_t a = (uintptr_t)at;
     if ((a & 7) + 5 <= 8)
         return 8;
-    if ((a & 15) + 5 <= 16)
+    if ((a & 15) + 5 <= 16 && have_cx16())
         return 16;
     return 0;
 }
@@ -156,6 +166,8 @@ int mh_plan(mh_site_t *s, const char *name, void *fn, size_t size, void *hook,
         int len, adj, role = insn(p + off, &len, &adj);
         if (role == I_SITE) {
             s->at = p + off;
+            s->prelen = (int)off;
+            memcpy(s->pre, p, off);
             if (!block_len(s->at)) {
                 snprintf(why, wlen, "libc's %s: its instruction at +%zu cannot be "
                          "replaced by one atomic store", name, off);
@@ -232,8 +244,9 @@ static size_t tramp_code(unsigned char *t, const mh_site_t *s)
     return k;
 }
 
-/* One locked store of the aligned block holding [at, at + 5). */
-static void write_jmp(unsigned char *at, const unsigned char j[5])
+/* One locked store of the aligned block holding [at, at + 5); 0 when the
+   block changed under us (another patcher at work: give up). */
+static int write_jmp(unsigned char *at, const unsigned char j[5])
 {
     int bl = block_len(at);
     unsigned char *blk = (unsigned char *)((uintptr_t)at & ~(uintptr_t)(bl - 1));
@@ -245,19 +258,21 @@ static void write_jmp(unsigned char *at, const unsigned char j[5])
         uint64_t o, w;
         memcpy(&o, old, 8);
         memcpy(&w, nb, 8);
-        __atomic_compare_exchange_n((uint64_t *)blk, &o, w, 0, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST);
-        return;
+        return __atomic_compare_exchange_n((uint64_t *)blk, &o, w, 0, __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST);
     }
     uint64_t olo, ohi, nlo, nhi;
     memcpy(&olo, old, 8);
     memcpy(&ohi, old + 8, 8);
     memcpy(&nlo, nb, 8);
     memcpy(&nhi, nb + 8, 8);
-    __asm__ __volatile__("lock cmpxchg16b %0"
-                         : "+m"(*(volatile unsigned char (*)[16])blk), "+a"(olo), "+d"(ohi)
+    unsigned char ok;
+    __asm__ __volatile__("lock cmpxchg16b %1\n\tsetz %0"
+                         : "=q"(ok), "+m"(*(volatile unsigned char (*)[16])blk),
+                           "+a"(olo), "+d"(ohi)
                          : "b"(nlo), "c"(nhi)
                          : "cc", "memory");
+    return ok;
 }
 
 static int set_prot(unsigned char *p, int prot)
@@ -289,30 +304,43 @@ int mh_apply(mh_site_t *s, int n, char *why, size_t wlen)
     }
     if (mprotect(page, (size_t)pg, PROT_READ | PROT_EXEC)) {
         snprintf(why, wlen, "cannot make the trampolines executable: %s", strerror(errno));
+        munmap(page, (size_t)pg);
         return VC_ERR_UNSUPPORTED;
     }
-    int done = 0;
+    int done = 0, written = 0;
     for (; done < n; done++)
         if (set_prot(s[done].at, PROT_READ | PROT_WRITE | PROT_EXEC))
             break;
-    if (done == n)
-        for (int i = 0; i < n; i++)
-            write_jmp(s[i].at, s[i].jmp);
-    else
+    if (done == n) {
+        for (; written < n; written++)
+            if (!write_jmp(s[written].at, s[written].jmp)) {
+                snprintf(why, wlen, "libc's %s changed while vcoll patched it (another "
+                         "patcher at work)", s[written].name);
+                break;
+            }
+    } else {
         snprintf(why, wlen, "cannot make libc's code writable: %s", strerror(errno));
+    }
     for (int i = 0; i < done; i++)
         set_prot(s[i].at, PROT_READ | PROT_EXEC);
-    return done == n ? VC_SUCCESS : VC_ERR_UNSUPPORTED;
+    if (written == 0)
+        munmap(page, (size_t)pg);   /* nothing jumps there (the jumps written
+                                       before a failure keep it otherwise) */
+    return written == n ? VC_SUCCESS : VC_ERR_UNSUPPORTED;
 }
 
 int mh_intact(const mh_site_t *s, int n)
 {
+    /* from the entry to the end of the jump: a patch of the instructions
+       before ours (an int3, a 2-byte jump) is someone else's too */
     for (int i = 0; i < n; i++) {
-        unsigned char now[5];
+        const volatile unsigned char *f = s[i].fn;
+        for (int k = 0; k < s[i].prelen; k++)
+            if (f[k] != s[i].pre[k])
+                return 0;
         for (int k = 0; k < 5; k++)
-            now[k] = ((const volatile unsigned char *)s[i].at)[k];
-        if (memcmp(now, s[i].jmp, 5))
-            return 0;
+            if (f[s[i].prelen + k] != s[i].jmp[k])
+                return 0;
     }
     return 1;
 }

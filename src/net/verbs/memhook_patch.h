@@ -19,6 +19,9 @@ typedef struct mh_site {
     void *hook;               /* the replacement */
     unsigned char *tramp;     /* undo rsp_adj, then jump to hook */
     unsigned char jmp[5];     /* the jump, once planned */
+    unsigned char pre[16];    /* the bytes from fn to at, kept: a later patch
+                                 there is someone else's too */
+    int prelen;
 } mh_site_t;
 
 /* Decide where fn (size bytes, per the symbol table) can take the jump, or

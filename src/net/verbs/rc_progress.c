@@ -107,10 +107,9 @@ void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,
                  op, text);
     LOG_ERR("rc: %s", why);
     rc_get_fail_peer(r, peer);
+    /* up: the layers above fail what involves the peer (never the job) */
     if (r->base.up.peer_failed)
         r->base.up.peer_failed(r->base.up.arg, peer, why);
-    else
-        boot_abort(&r->c->boot, VC_ERR_PEER_FAILED, why);
 }
 
 int rc_check_peer(net_t *n, int peer)

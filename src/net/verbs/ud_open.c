@@ -62,10 +62,9 @@ void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
         u->unacked--;
     }
     p->una = p->next_seq;
+    /* up: the layers above fail what involves the peer (never the job) */
     if (u->base.up.peer_failed)
         u->base.up.peer_failed(u->base.up.arg, peer, why);
-    else
-        boot_abort(&u->c->boot, VC_ERR_PEER_FAILED, why);
 }
 
 /* Make the peer's address handle from its endpoint blob. VC_SUCCESS, or
