@@ -286,13 +286,14 @@ static int forks(void *arg)
         }
         int st = 0;
         waitpid(p, &st, 0);
-        hung += !WIFEXITED(st);
+        if (!WIFEXITED(st) && ++hung)
+            break;                      /* one is enough, and each costs 5 s */
     }
     stop = 1;
     pthread_join(t, NULL);
     net_memhook_route(NULL, NULL);
     if (hung)
-        fprintf(stderr, "%d of 200 children hung in munmap\n", hung);
+        fprintf(stderr, "a child forked while a hook reported hung in munmap\n");
     return hung != 0;
 }
 
