@@ -75,7 +75,7 @@ done
 [[ $NRXE =~ ^[1-4]$ ]] || die "-n must be 1..4"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "-t must be a positive integer"
 for m in ${LMTU//,/ }; do
-  [[ $m =~ ^[0-9]+$ ]] && ((m >= 1280 && m <= 65535)) || die "--mtu: each MTU must be 1280..65535"
+  [[ $m =~ ^[0-9]+$ ]] && ((m >= 1280 && m <= 65535)) || die "--mtu must be 1280..65535 (each entry of a list)"
 done
 [[ $LMTU =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--mtu takes N or N,N,..."
 [[ $SMP =~ ^[1-9][0-9]*$ ]] || die "-s must be a positive integer"

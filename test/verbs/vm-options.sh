@@ -30,6 +30,8 @@ expect 125 "--mtu must be 1280..65535" -- --mtu 1000 true
 expect 125 "--mtu must be 1280..65535" -- --mtu 65536 true
 expect 125 "--mtu must be 1280..65535" -- --mtu 9k true
 expect 125 "--mtu must be 1280..65535" VCOLL_VM_MTU=576 -- true
+expect 125 "--mtu must be 1280..65535" -- --mtu 1500,1000 true
+expect 125 "--mtu takes N or N,N,..." -- --mtu 1500,,9000 true
 expect 125 "--mtu needs a value" -- --mtu
 expect 125 "-n must be 1..4" -- -n 5 true
 expect 125 "-t must be a positive integer" -- -t 0 true
