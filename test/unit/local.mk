@@ -37,7 +37,7 @@ test_unit_memhook_asan_LDADD = libvcoll_int.la -ldl
 TESTS += test/unit/memhook_asan
 endif
 check_PROGRAMS += test/unit/test_p2p_wire
-test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c
+test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_world.h
 test_unit_test_p2p_wire_LDADD = libvcoll_int.la $(CUNIT_LIBS)
 TESTS += test/unit/test_p2p_wire
 check_PROGRAMS += test/unit/test_hb

@@ -27,6 +27,7 @@
 #include "p2p/p2p.h"
 #include "p2p/p2p_state.h"
 #include "p2p/proto.h"
+#include "p2p_world.h"
 
 #define NRANKS 4
 #define TRUE_LEN 100
@@ -51,18 +52,7 @@ static net_t *nets[NRANKS];
 
 static int setup(void)
 {
-    vc_ctx.size = NRANKS;
-    vc_ctx.rank = 0;
-    vc_ctx.cfg.eager_limit = 1024;
-    vc_ctx.cfg.log_level = -1;        /* the drops are expected: keep quiet */
-    vc_ctx.dead_peer = -1;
-    for (int i = 0; i < NRANKS; i++)
-        nets[i] = &f_net;
-    vc_ctx.net_of = nets;
-    vc_comm_world_obj.magic = COMM_MAGIC;
-    vc_comm_world_obj.rank = 0;
-    vc_comm_world_obj.size = NRANKS;
-    return p2p_init();
+    return p2p_world_setup(NRANKS, &f_net, nets);
 }
 
 /* the "shared cell": far larger than the packet, so a forged length reads
