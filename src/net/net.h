@@ -152,16 +152,9 @@ typedef struct net_liveness {
  * thread's, and harmless on a NULL detector. */
 typedef struct net_hb net_hb_t;
 int net_hb_open(struct vc_ctx *c, net_hb_t **out);
-void net_hb_watch(net_hb_t *h, int peer);          /* keep pinging it for a while */
-/* net_hb_dead: 0 alive or unknown; NET_HB_SILENT: no heartbeat for the
-   timeout; NET_HB_DOWN: it told us it gave up on this rank */
-enum { NET_HB_SILENT = 1, NET_HB_DOWN = 2 };
-int net_hb_dead(net_hb_t *h, int peer);
-void net_hb_broken(net_hb_t *h, int peer);         /* we gave up on it: tell it */
-int net_hb_heard_within(net_hb_t *h, int peer, double secs);
-double net_hb_timeout(const net_hb_t *h);
 void net_hb_close(net_hb_t *h);
-/* the detector behind the liveness interface above */
+/* the detector behind the liveness interface above (the verbs
+   transports' own calls into it are in verbs/hb.h) */
 void net_hb_liveness(net_hb_t *h, net_liveness_t *out);
 /* the per-job Q_Key of every UD QP (a hash of the job id): datagrams of
  * another job on the same fabric are dropped by the HCA */

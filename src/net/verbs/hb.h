@@ -115,6 +115,17 @@ struct net_hb {
     uint64_t n_ping, n_pong, n_bad, n_down;
 };
 
+/* hb_open.c: the application thread's calls (also RC's and UD's own
+   waits); harmless on a NULL detector */
+void net_hb_watch(net_hb_t *h, int peer);          /* keep pinging it for a while */
+/* net_hb_dead: 0 alive or unknown; NET_HB_SILENT: no heartbeat for the
+   timeout; NET_HB_DOWN: it told us it gave up on this rank */
+enum { NET_HB_SILENT = 1, NET_HB_DOWN = 2 };
+int net_hb_dead(net_hb_t *h, int peer);
+void net_hb_broken(net_hb_t *h, int peer);         /* we gave up on it: tell it */
+int net_hb_heard_within(net_hb_t *h, int peer, double secs);
+double net_hb_timeout(const net_hb_t *h);
+
 /* hb_thread.c */
 void *hb_main(void *arg);
 /* What a well-formed packet of `type` from p's rank, received as wc with

@@ -27,6 +27,7 @@
 #include "core/ctx.h"
 #include "core/log.h"
 #include "boot/boot.h"
+#include "net/verbs/hb.h"
 #include "net/verbs/rc.h"
 
 #define HS_RECV_WRID (1ull << 62)

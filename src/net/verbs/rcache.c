@@ -201,16 +201,12 @@ static void drop_idle(net_rcache_t *c)
     reap(c);
 }
 
-/* Nothing cached can be trusted any more: forget it all, cache nothing
-   again. Entries in flight are detached (freed by their last put). */
+/* Nothing cached can be trusted any more: forget it all (as if all memory
+   went back), and cache nothing again. */
 static void turn_off(net_rcache_t *c)
 {
+    net_rcache_invalidate(c, 0, UINTPTR_MAX);
     pthread_mutex_lock(&c->lock);
-    for (int k = 0; k < NET_RCACHE_KINDS; k++)
-        if (c->n[k]) {
-            c->st.invalidations += (unsigned long)c->n[k];
-            unindex(c, k, 0, c->n[k]);
-        }
     c->max_entries = 0;
     pthread_mutex_unlock(&c->lock);
 }

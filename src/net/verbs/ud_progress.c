@@ -11,6 +11,7 @@
 #include "vcoll.h"
 #include "core/ctx.h"
 #include "core/log.h"
+#include "net/verbs/hb.h"
 #include "net/verbs/ud.h"
 
 #define UD_RECV_WRID (1ull << 63)
