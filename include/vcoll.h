@@ -126,6 +126,31 @@ int vc_comm_free(vc_comm_t *comm);
 int vc_comm_create_group(vc_comm_t comm, int n, const int ranks[], int tag,
                          vc_comm_t *newcomm);
 
+/* Collective algorithms. Which one a call gets is decided by a rules table
+   (built in, or written by vcoll_tune: see VCOLL_TUNE_FILE and
+   doc/collectives.md); these calls list the algorithms and force one.
+   vc_coll_alg_name: the name of algorithm index (0, 1, ...) of collective
+   ("barrier", "bcast", "reduce", "allreduce", "allgather", "gather",
+   "gatherv", "scatter", "scatterv", "allgatherv", "alltoall", "alltoallv",
+   "reduce_scatter_block", "reduce_scatter", "scan", "exscan"); VC_ERR_ARG
+   past the last one or for an unknown collective. Needs no vc_init.
+   vc_coll_set_alg: from now on collective on comm uses algorithm ("auto"
+   or NULL: the rules table again), where it can serve the call (an
+   algorithm that would reorder a non-commutative op, or that has no
+   non-blocking form, gives way to the table for that call). Collective
+   over comm: every member must pass the same names, or every member gets
+   VC_ERR_ARG and nothing changes. VCOLL_<COLL>_ALG sets the starting choice
+   of every communicator.
+   vc_coll_which: the algorithm a blocking call of collective on comm with
+   count elements of dtype per rank (v-collectives: count each) gets now,
+   forced or from the table, with a commutative op. One that runs through
+   shared memory ("shm") may still find no segment when called, and then
+   runs what the table says next. Local; the same answer on every member. */
+int vc_coll_alg_name(const char *collective, int index, const char **name);
+int vc_coll_which(vc_comm_t comm, const char *collective, size_t count, vc_dtype_t dtype,
+                  const char **name);
+int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorithm);
+
 /* datatypes and user reduction ops */
 int vc_dtype_size(vc_dtype_t dtype, size_t *size);
 /* fn(in, inout, count, dtype) computes inout[i] = in[i] op inout[i]; the

@@ -38,7 +38,17 @@ int boot_agree_add(boot_info_t *b, const char *name, int64_t value,
     s->name = name;
     s->value = value;
     s->names = names;
+    s->show = NULL;
     return VC_SUCCESS;
+}
+
+int boot_agree_add_shown(boot_info_t *b, const char *name, int64_t value,
+                         void (*show)(int64_t value, char *buf, size_t len))
+{
+    int rc = boot_agree_add(b, name, value, NULL);
+    if (!rc)
+        b->agree[b->nagree - 1].show = show;
+    return rc;
 }
 
 uint32_t boot_agree_names_hash(const boot_setting_t *s, int n)
@@ -54,6 +64,10 @@ uint32_t boot_agree_names_hash(const boot_setting_t *s, int n)
 
 static void show(const boot_setting_t *s, int64_t v, char *buf, size_t len)
 {
+    if (s->show) {
+        s->show(v, buf, len);
+        return;
+    }
     int k = 0;
     while (s->names && s->names[k] && k < v)
         k++;
@@ -71,7 +85,7 @@ int boot_agree_diff(const boot_setting_t *mine, int n, int me, const int64_t *th
     for (int i = 0; i < n; i++) {
         if (mine[i].value == theirs[i])
             continue;
-        char a[48], b[48];
+        char a[200], b[200];
         show(&mine[i], mine[i].value, a, sizeof a);
         show(&mine[i], theirs[i], b, sizeof b);
         snprintf(msg, len, "%s must be the same on every rank, but it is %s on rank %d "

@@ -11,12 +11,14 @@
 #include "vcoll.h"
 
 /* A setting every rank must share (agree.c). name and names (value ->
- * name table for enums, or NULL for numbers) are static strings. */
+ * name table for enums, or NULL for numbers) are static strings; show,
+ * when set, writes a value as users know it (a packed one, say). */
 #define BOOT_AGREE_MAX 16
 typedef struct boot_setting {
     const char *name;
     int64_t value;
     const char *const *names;
+    void (*show)(int64_t value, char *buf, size_t len);
 } boot_setting_t;
 
 /* nodes.c: the key/value list a bootstrap keeps for itself (a singleton's
@@ -125,6 +127,9 @@ int boot_nodemap_describe(const boot_info_t *info, char *buf, size_t len);
  * VC_ERR_BOOTSTRAP when the peer published none. */
 int boot_agree_add(boot_info_t *info, const char *name, int64_t value,
                    const char *const *names);
+/* the same with a function that shows a value (boot_setting_t) */
+int boot_agree_add_shown(boot_info_t *info, const char *name, int64_t value,
+                         void (*show)(int64_t value, char *buf, size_t len));
 int boot_agree_publish(boot_info_t *info);
 int boot_agree_check(boot_info_t *info, int peer, char *msg, size_t len);
 /* pure: 1 (and msg) when theirs[] differs from mine[] (n entries each) */

@@ -1,6 +1,8 @@
 /*
- * api.c -- public collective calls: validate, pick the algorithm, build (or
- * reuse) the schedule, run it.
+ * api.c -- public collective calls: validate, then one route for every
+ * form: the facts of the call, one decision (select.c, registry.c), and
+ * either the shared-memory runner the algorithm has (blocking calls) or
+ * its schedule, built (or reused) and run.
  *
  * Small-message path cost: blocking calls reuse the last schedule built for
  * the same (kind, algorithm, count, dtype, op, root, in-place) on this
@@ -40,6 +42,8 @@ static coll_comm_t *priv_alloc(struct vc_comm *c)
         free(cc);
         return NULL;
     }
+    for (int k = 0; k < COLL_NKINDS; k++)
+        cc->forced[k] = coll_cfg_forced(k);
     c->coll_priv = cc;
     return cc;
 }
@@ -132,39 +136,30 @@ void coll_comm_release_cache(struct vc_comm *c)
     priv_free(c);
 }
 
-static const char *const kind_names[COLL_NKINDS] = {
-    "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "gatherv",
-    "scatter", "scatterv", "allgatherv", "alltoall", "alltoallv",
-    "reduce_scatter_block", "reduce_scatter", "scan", "exscan"};
-
-const char *coll_kind_name(int kind)
+/* VCOLL_<COLL>_ALG, checked at vc_init (coll_setup), as a descriptor */
+const coll_alg_t *coll_cfg_forced(int kind)
 {
-    return kind >= 0 && kind < COLL_NKINDS ? kind_names[kind] : "?";
+    const char *name = kind < CFG_NCOLL ? vc_ctx.cfg.coll_alg[kind] : "auto";
+    return strcmp(name, "auto") ? coll_alg_find(kind, name) : NULL;
 }
 
-int coll_cfg_alg(int kind)
+const coll_alg_t *coll_choose(coll_comm_t *cc, const coll_query_t *q)
 {
-    const vc_config_t *cfg = &vc_ctx.cfg;
-    int a = 0;
-    switch (kind) {
-    case COLL_BARRIER: a = cfg->barrier_alg; break;
-    case COLL_BCAST: a = cfg->bcast_alg; break;
-    case COLL_REDUCE: a = cfg->reduce_alg; break;
-    case COLL_ALLREDUCE: a = cfg->allreduce_alg; break;
-    case COLL_ALLGATHER: a = cfg->allgather_alg; break;
-    case COLL_GATHER: a = cfg->gather_alg; break;
-    case COLL_GATHERV: a = cfg->gatherv_alg; break;
-    case COLL_SCATTER: a = cfg->scatter_alg; break;
-    case COLL_SCATTERV: a = cfg->scatterv_alg; break;
-    case COLL_ALLGATHERV: a = cfg->allgatherv_alg; break;
-    case COLL_ALLTOALL: a = cfg->alltoall_alg; break;
-    case COLL_ALLTOALLV: a = cfg->alltoallv_alg; break;
-    case COLL_REDUCE_SCATTER_BLOCK: a = cfg->reduce_scatter_block_alg; break;
-    case COLL_REDUCE_SCATTER: a = cfg->reduce_scatter_alg; break;
-    case COLL_SCAN: a = cfg->scan_alg; break;
-    case COLL_EXSCAN: a = cfg->exscan_alg; break;
-    }
-    return a > 0 && a < coll_nalgs(kind) ? a : 0;
+    coll_memo_t *m = &cc->memo[q->kind][q->form == FORM_NONBLOCKING];
+    if (m->alg && !memcmp(&m->q, q, sizeof *q))
+        return m->alg;
+    const coll_alg_t *f = cc->forced[q->kind], *a = f;
+    /* a forced algorithm that cannot serve the call (a non-commutative op
+       it would reorder, a form it has no schedule for, shared memory that
+       declined) gives way to auto, as on every member */
+    if (!coll_alg_usable(f, q))
+        a = coll_select(q);
+    if (f && a != f)
+        LOG_DEBUG("coll: %s forced to %s, which cannot serve this call: %s instead",
+                  coll_kind_name(q->kind), f->name, a ? a->name : "none");
+    m->q = *q;
+    m->alg = a;
+    return a;
 }
 
 int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
@@ -181,7 +176,6 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     /* scatter(v)'s root says "in place" with rbuf; everyone else with sbuf */
     int inplace = sbuf == VC_IN_PLACE || rbuf == VC_IN_PLACE;
     size_t esize = dtype_size(dt);
-    int alg = coll_cfg_alg(kind);
     const ops_user_t *ufn = NULL;
     int commutative = 1;
     coll_args_t a;
@@ -194,26 +188,32 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     }
     if (ops_is_user(op) && (rc = ops_lookup(op, &ufn, &commutative)))
         return rc;
+    coll_comm_t *cc = coll_priv(comm);
+    if (!cc)
+        return VC_ERR_NOMEM;
+    /* one decision from facts every member holds alike: allgatherv's
+       count is mine alone, so it selects on the total */
+    coll_query_t q;
+    coll_query_init(&q, kind, req ? FORM_NONBLOCKING : FORM_BLOCKING, &cc->layout, count,
+                    esize, kind == COLL_ALLGATHERV && v && v->counts
+                                ? coll_vec_total(v->counts, comm->size) : count,
+                    !commutative, ops_is_user(op));
+    q.flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
+                 coll_shm_eligible(comm, q.bytes);
+    const coll_alg_t *alg = coll_choose(cc, &q);
+    if (alg && (alg->props & ALG_SHARED)) {
+        coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root};
+        if (alg->run(&call, &rc))
+            return rc;
+        q.no_shared = 1;    /* declined on every member alike */
+        alg = coll_choose(cc, &q);
+    }
+    if (!alg)
+        return VC_ERR_INTERNAL;     /* every collective has an algorithm for any call */
     if (sbuf == VC_IN_PLACE)
         sbuf = NULL;
     if (rbuf == VC_IN_PLACE)
         rbuf = NULL;
-    /* allgatherv's count is mine alone: select on the total, which every
-       rank knows, so all pick the same algorithm */
-    size_t sel_count = kind == COLL_ALLGATHERV && v && v->counts
-                           ? coll_vec_total(v->counts, comm->size) : count;
-    /* a forced algorithm that would reorder a non-commutative op gives a
-       wrong answer: auto picks a rank-ordered one instead */
-    if (!commutative && !coll_rank_ordered(kind, alg))
-        alg = 0;
-    coll_comm_t *cc = coll_priv(comm);
-    if (!cc)
-        return VC_ERR_NOMEM;
-    if (!alg && coll_select_hier(kind, &cc->layout, sel_count * esize, !commutative))
-        alg = coll_alg_index(kind, "hier");
-    if (!alg)
-        alg = coll_select(kind, comm->size, sel_count * esize, sel_count, cc->oversub,
-                          !commutative);
     int tag = coll_next_tag(comm);
 
     /* vector forms read the caller's arrays while building: never cached */
@@ -226,9 +226,9 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         if (v)
             coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
         LOG_DEBUG("coll: %s%s on comm ctx %u (size %d): %s, count %zu", req ? "i" : "",
-                  kind_names[kind], comm->ctx, comm->size, coll_alg_names[kind][alg], count);
+                  coll_kind_name(kind), comm->ctx, comm->size, alg->name, count);
         sched_init(&s, &a);
-        if ((rc = coll_builders[kind][alg](&a, &s))) {
+        if ((rc = alg->build(&a, &s))) {
             sched_free(&s);
             return rc;
         }
@@ -255,14 +255,13 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         ce->op != (int)op || ce->root != root || ce->inplace != inplace) {
         ce->valid = 0;
         LOG_DEBUG("coll: %s on comm ctx %u (size %d): %s, count %zu",
-                  kind_names[kind], comm->ctx, comm->size,
-                  coll_alg_names[kind][alg], count);
+                  coll_kind_name(kind), comm->ctx, comm->size, alg->name, count);
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
         a.noncomm = !commutative;
         a.layout = &cc->layout;
         sched_reset(&ce->s, &a);
-        if ((rc = coll_builders[kind][alg](&a, &ce->s)))
+        if ((rc = alg->build(&a, &ce->s)))
             return rc;
         ce->valid = 1;
         ce->alg = alg;
@@ -289,6 +288,83 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
         cc->scratch_len = 0;
     }
     return rc;
+}
+
+/* ---- the public face of selection: listing a collective's algorithms
+   and forcing one on a communicator (vcoll_tune measures candidates this
+   way: vcoll cannot be re-initialised in one process, so environment
+   variables cannot change between measurements) ---- */
+
+int vc_coll_alg_name(const char *collective, int index, const char **name)
+{
+    const coll_alg_t *const *l;
+    int kind = coll_kind_of(collective);
+    if (kind < 0 || !name || index < 0)
+        return VC_ERR_ARG;
+    if (index >= coll_algs(kind, &l))
+        return VC_ERR_ARG;
+    *name = l[index]->name;
+    return VC_SUCCESS;
+}
+
+int vc_coll_which(vc_comm_t comm, const char *collective, size_t count, vc_dtype_t dtype,
+                  const char **name)
+{
+    VC_API_ENTER();
+    int rc = coll_check_common(comm);
+    if (rc)
+        return rc;
+    int kind = coll_kind_of(collective);
+    if (kind < 0 || !name)
+        return VC_ERR_ARG;
+    size_t esize = kind == COLL_BARRIER ? 1 : dtype_size(dtype);
+    if (!esize)
+        return VC_ERR_DTYPE;
+    coll_comm_t *cc = coll_priv(comm);
+    if (!cc)
+        return VC_ERR_NOMEM;
+    coll_query_t q;
+    coll_query_init(&q, kind, FORM_BLOCKING, &cc->layout, kind == COLL_BARRIER ? 0 : count,
+                    esize, count * (size_t)comm->size, 0, 0);
+    q.flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
+                 coll_shm_eligible(comm, q.bytes);
+    const coll_alg_t *a = coll_choose(cc, &q);
+    *name = a ? a->name : "none";
+    return VC_SUCCESS;
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorithm)
+{
+    VC_API_ENTER();
+    int rc = coll_check_common(comm);
+    if (rc)
+        return rc;
+    if (!algorithm)
+        algorithm = "auto";
+    int kind = coll_kind_of(collective);
+    const coll_alg_t *a = kind >= 0 ? coll_alg_find(kind, algorithm) : NULL;
+    int bad = kind < 0 || (!a && strcmp(algorithm, "auto"));
+    /* every member must force the same, or the members would run
+       different schedules: agree first, then change on all or none */
+    uint64_t h = fnv(fnv(14695981039346656037ull, collective ? collective : ""), algorithm);
+    uint64_t mine[3] = {h, ~h, (uint64_t)bad}, all[3];
+    if ((rc = coll_run(COLL_ALLREDUCE, comm, mine, all, 3, VC_UINT64, VC_MAX, 0, NULL)))
+        return rc;
+    if (all[2] || all[0] != ~all[1])
+        return VC_ERR_ARG;
+    coll_comm_t *cc = coll_priv(comm);
+    if (!cc)
+        return VC_ERR_NOMEM;
+    cc->forced[kind] = a;
+    memset(cc->memo[kind], 0, sizeof cc->memo[kind]);
+    return VC_SUCCESS;
 }
 
 /* ---- argument checking ---- */
@@ -353,24 +429,11 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
     return has_rbuf ? coll_check_buf(rbuf, count) : VC_SUCCESS;
 }
 
-/* the flag variants apply only when the user left the algorithm on auto */
-static coll_comm_t *shm_variant(struct vc_comm *comm, int kind, size_t bytes)
-{
-    if (coll_cfg_alg(kind) || !comm->coll_priv || !coll_shm_eligible(comm, bytes))
-        return NULL;
-    return comm->coll_priv;
-}
-
 int vc_barrier(vc_comm_t comm)
 {
     VC_API_ENTER();
     int rc = coll_check_common(comm);
     if (rc)
-        return rc;
-    coll_comm_t *cc = shm_variant(comm, COLL_BARRIER, 0);
-    if (cc)
-        return coll_shm_barrier(&cc->shm_seq);
-    if (coll_shm_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, &rc))
         return rc;
     return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
 }
@@ -390,7 +453,7 @@ int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm
 {
     VC_API_ENTER();
     int rc = check_bcast(buf, count, dtype, root, comm);
-    if (rc || coll_shm_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, &rc))
+    if (rc)
         return rc;
     return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
 }
@@ -416,9 +479,6 @@ int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
         return rc;
     if (comm->rank == root && sbuf == rbuf)   /* same buffer: treat as in place */
         sbuf = VC_IN_PLACE;
-    if (coll_shm_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL, count, dtype,
-                     op, root, &rc))
-        return rc;
     return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
                     count, dtype, op, root, NULL);
 }
@@ -447,13 +507,6 @@ int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
         return rc;
     if (sbuf == rbuf)
         sbuf = VC_IN_PLACE;
-    /* the flag variant reduces with the built-in kernels only */
-    coll_comm_t *cc = ops_is_user(op) ? NULL
-                      : shm_variant(comm, COLL_ALLREDUCE, count * dtype_size(dtype));
-    if (cc)
-        return coll_shm_allreduce(sbuf, rbuf, count, dtype, op, &cc->shm_seq);
-    if (coll_shm_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, &rc))
-        return rc;
     return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
 }
 
@@ -500,7 +553,7 @@ int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
 {
     VC_API_ENTER();
     int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc || coll_shm_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, &rc))
+    if (rc)
         return rc;
     return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
 }

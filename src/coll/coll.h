@@ -17,13 +17,23 @@
  * world also releases every communicator made by dup/split. */
 int coll_comm_init(struct vc_comm *c);
 
-/* shared-memory flag variants (shm_flags.c): small blocking barrier /
- * allreduce on a world that lives on one node */
+/* can the flag variants (shm_flags.c: small blocking barrier / allreduce
+ * on a world that lives on one node) serve comm at this size? */
 int coll_shm_eligible(const struct vc_comm *comm, size_t bytes);
-int coll_shm_barrier(uint64_t *seq);
-int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
-                       vc_op_t op, uint64_t *seq);
 void coll_comm_fini(struct vc_comm *c);
+
+/* setup.c, for the lifecycle: check VCOLL_<COLL>_ALG against the registry
+ * and load the rules table in force (VCOLL_TUNE_FILE); on an error a
+ * message naming the variable, or the file, line and reason. */
+struct vc_config;
+int coll_setup(const struct vc_config *cfg, char *err, size_t errlen);
+void coll_teardown(void);
+/* what every rank must agree on: the forced algorithms packed 4 bits per
+ * collective, shown by name; the rules table's digest and source */
+int64_t coll_forced_pack(const struct vc_config *cfg);
+void coll_forced_show(int64_t packed, char *buf, size_t len);
+int64_t coll_rules_digest(void);
+const char *coll_rules_source(void);
 
 /* Shared-segment collectives (shm_seg.h) for a communicator on one node:
  * eligible = all members share my node (same answer on all members);
@@ -53,12 +63,6 @@ typedef struct coll_redop {
 int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
                     const coll_redop_t *o, int me);
 
-/* The "shm" algorithms (shm_node.c) for a blocking call: returns 1 when it
- * ran the call (*rc its result), 0 when the call is to go on as a schedule
- * (algorithm not shm, or no segment here; the same answer on every
- * member). sbuf may be VC_IN_PLACE. */
-int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
-                 size_t count, vc_dtype_t dt, vc_op_t op, int root, int *rc);
 /* calls of kind on comm that went through a segment (tests) */
 uint64_t coll_shm_calls(struct vc_comm *comm, int kind);
 

@@ -8,15 +8,27 @@
 
 #include "coll.h"
 #include "layout.h"
+#include "registry.h"
 
 typedef struct coll_cache {
-    int valid, alg, dt, op, root, inplace;
+    int valid, dt, op, root, inplace;
+    const coll_alg_t *alg;
     size_t count;
     coll_sched_t s;
 } coll_cache_t;
 
+/* the last choice per collective and form: a repeated call repeats its
+   query, and then costs one compare instead of a walk of the rules */
+typedef struct coll_memo {
+    coll_query_t q;
+    const coll_alg_t *alg;
+} coll_memo_t;
+
 typedef struct coll_comm {
     coll_cache_t cache[COLL_NKINDS];
+    /* VCOLL_<COLL>_ALG or vc_coll_set_alg (agreed by all members); NULL = auto */
+    const coll_alg_t *forced[COLL_NKINDS];
+    coll_memo_t memo[COLL_NKINDS][2];
     void *scratch;
     size_t scratch_len;
     /* world only: every communicator made by dup/split (freed ones stay as
@@ -39,10 +51,10 @@ typedef struct coll_comm {
 
 /* the state of c, made on first use (no communication) */
 coll_comm_t *coll_priv(struct vc_comm *c);
-/* VCOLL_<COLL>_ALG as an index into the algorithm names, 0 = auto */
-int coll_cfg_alg(int kind);
-/* "barrier", "bcast", ... */
-const char *coll_kind_name(int kind);
+/* VCOLL_<COLL>_ALG as a descriptor (NULL = auto): each communicator's start */
+const coll_alg_t *coll_cfg_forced(int kind);
+/* the algorithm for a call (forced if usable, else the rules), memoized */
+const coll_alg_t *coll_choose(coll_comm_t *cc, const coll_query_t *q);
 /* used by comm_split.c */
 int coll_comm_register(struct vc_comm *c);
 void coll_comm_release_cache(struct vc_comm *c);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hier.h"
+#include "registry.h"
 
 int coll_hier_init(coll_hier_t *h, const coll_args_t *a, int root)
 {
@@ -97,14 +98,16 @@ int coll_hier_phase(coll_sched_t *s, int kind, const coll_args_t *sub,
                     const int *group, int oversub, const coll_bufmap_t *map)
 {
     coll_sched_t t;
-    size_t bytes = sub->count * sub->esize;
-    int alg = coll_select(kind, sub->size, bytes, sub->count, oversub, sub->noncomm);
+    const coll_alg_t *alg = coll_select_flat(kind, sub->size, sub->count, sub->esize,
+                                             oversub, sub->noncomm);
     int rc;
 
     if (s->err)
         return s->err;
+    if (!alg)
+        return s->err = VC_ERR_INTERNAL;
     sched_init(&t, sub);
-    rc = coll_builders[kind][alg](sub, &t);
+    rc = alg->build(sub, &t);
     if (!rc)
         rc = append(s, &t, group, map);
     sched_free(&t);

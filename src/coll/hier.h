@@ -11,7 +11,7 @@
  * boundary, so the round semantics of sched.h hold for the composite.
  *
  * Every member builds the same phases over the same groups, with the same
- * flat algorithm (chosen by coll_select from sub-group facts all members
+ * flat algorithm (chosen by coll_select_flat from sub-group facts all members
  * share), so the translated schedules match across ranks.
  */
 #ifndef VC_COLL_HIER_H

@@ -2,7 +2,9 @@
 # selection table, executor, public calls, communicator dup/split/free.
 libvcoll_int_la_SOURCES += \
 	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
-	src/coll/algs.c src/coll/select.c src/coll/api.c src/coll/comm_split.c \
+	src/coll/registry.h src/coll/registry.c src/coll/select.c \
+	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h \
+	src/coll/setup.c src/coll/api.c src/coll/comm_split.c \
 	src/coll/barrier_dissemination.c src/coll/barrier_linear.c \
 	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \
 	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \

@@ -225,29 +225,6 @@ int coll_reduce_hier(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_hier(const coll_args_t *a, coll_sched_t *s);
 int coll_allgather_hier(const coll_args_t *a, coll_sched_t *s);
 
-/* ---- algorithm tables (algs.c): index = position in cfg_<coll>_algs,
-   entry 0 (auto) is NULL ---- */
-extern const coll_build_fn *const coll_builders[COLL_NKINDS];
-extern const char *const *const coll_alg_names[COLL_NKINDS];
-int coll_nalgs(int kind);   /* entries including "auto" */
-int coll_alg_index(int kind, const char *name);   /* 0 = no such algorithm */
-
-/* ---- selection (select.c): algorithm index (>= 1) for auto ----
- * oversub: ranks outnumber cores on some node (agreed by all ranks, so
- * every rank picks the same algorithm); noncomm: the op is a
- * non-commutative user op, so only rank-ordered algorithms qualify. */
-int coll_select(int kind, int size, size_t bytes, size_t count, int oversub,
-                int noncomm);
-/* does algorithm alg of kind combine in rank order (x0 op x1 op ... op
-   x(p-1), any association)? 1 for kinds that do not reduce */
-int coll_rank_ordered(int kind, int alg);
-/* Should auto use the two-level algorithm ("hier") on this layout?
- * coll_select itself only ever returns flat algorithms, which is what the
- * phases of a two-level schedule use. */
-struct coll_layout;
-int coll_select_hier(int kind, const struct coll_layout *L, size_t bytes, int noncomm);
-/* Should auto use "shm" (node phases through shared segments) for a
- * blocking call? Asked before coll_select_hier. */
-int coll_select_shm(int kind, const struct coll_layout *L, size_t bytes, int oversub);
+/* the algorithms, what they promise and which one a call gets: registry.h */
 
 #endif

@@ -16,11 +16,12 @@
  *         (recursive doubling 0.36-0.39)
  *   np=8 on 2 cores: barrier 5.9-6.5 us (linear 9.3-12.0); allreduce 8 B
  *         5.0-6.2 us (linear 8.6-11.9, recursive doubling 13.5-14.1)
- * It is used only when the algorithm is left on auto; forcing one with
- * VCOLL_<COLL>_ALG runs that schedule instead.
+ * It is the algorithm "flags" of barrier and allreduce (registry.c).
  */
 #include <string.h>
 #include "coll.h"
+#include "comm_priv.h"
+#include "shm_run.h"
 #include "core/ctx.h"
 #include "core/comm.h"
 #include "net/net.h"
@@ -62,14 +63,14 @@ static int exchange(const void *in, size_t bytes, uint64_t seq, shm_slot_t **all
     return VC_SUCCESS;
 }
 
-int coll_shm_barrier(uint64_t *seq)
+static int flags_barrier(uint64_t *seq)
 {
     shm_slot_t *all;
     return exchange(NULL, 0, ++*seq, &all);
 }
 
-int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
-                       vc_op_t op, uint64_t *seq)
+static int flags_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
+                           vc_op_t op, uint64_t *seq)
 {
     size_t bytes = count * dtype_size(dt);
     shm_slot_t *all;
@@ -85,4 +86,23 @@ int coll_shm_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt
         dtype_reduce3(acc, acc, all[r * NET_SHM_SLOTS].data, count, dt, op);
     memcpy(rbuf, acc, bytes);
     return VC_SUCCESS;
+}
+
+/* the caller worked out flags_ok (coll_shm_eligible); the slots reduce
+   with the built-in kernels only */
+int coll_flags_fits(const coll_query_t *q)
+{
+    return q->flags_ok && !q->user_op;
+}
+
+int coll_flags_run(const coll_call_t *c, int *rc)
+{
+    coll_comm_t *cc = coll_priv(c->comm);
+    if (!cc)
+        return (*rc = VC_ERR_NOMEM), 1;
+    if (c->kind == COLL_BARRIER)
+        *rc = flags_barrier(&cc->shm_seq);
+    else
+        *rc = flags_allreduce(c->sbuf, c->rbuf, c->count, c->dt, c->op, &cc->shm_seq);
+    return 1;
 }

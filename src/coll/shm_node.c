@@ -18,19 +18,20 @@
  * node phases as ordinary collectives on that node communicator: the
  * other nodes never see the difference.
  *
- * Only blocking calls come here. A non-blocking call, the unit simulator
- * and a one-node communicator without a segment use the algorithm's
- * schedule, which is hier's (algs.c).
+ * Only blocking calls come here (registry.c: it has no schedule). A
+ * one-node communicator without a segment declines, and selection picks
+ * again among the schedules, on every member alike.
  *
  * Non-commutative ops: a segment reduction combines in rank order, and
  * node-first order is rank order when every node holds consecutive ranks
  * (L->blocked), the leaders' phase then being a rank-ordered algorithm
- * (coll_select with noncomm). Otherwise such ops take the schedule.
+ * (flat selection with noncomm). Otherwise coll_shm_fits says no.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "comm_priv.h"
 #include "hier.h"
+#include "shm_run.h"
 #include "core/ctx.h"
 #include "core/log.h"
 #include "core/ops.h"
@@ -204,16 +205,19 @@ static int run_allreduce(shm_call_t *c, int tag)
     return rc ? rc : node_bcast(c, c->rbuf, c->h.head_local);
 }
 
-/* Is the "shm" algorithm to run this call, and with which node setup? */
-static int wanted(int kind, coll_comm_t *cc, size_t bytes, int noncomm)
+/* What "shm" needs of a call (the rules decide when it is worth it): two
+   members; across nodes, allgather stays with messages (hier), and a
+   non-commutative op only where nodes hold consecutive ranks (node-first
+   order is then rank order); a reduction window holds at least one whole
+   element only up to 8 KiB elements (two chunks of the smallest
+   segment): larger opaque ones (vc_dtype_opaque) reduce by messages. */
+int coll_shm_fits(const coll_query_t *q)
 {
-    int forced = coll_cfg_alg(kind), shm = coll_alg_index(kind, "shm");
-    const coll_layout_t *L = &cc->layout;
-    if (!shm || (forced && forced != shm) || L->size < 2)
+    if (q->ranks < 2)
         return 0;
-    if (L->nnodes > 1 && (kind == COLL_ALLGATHER || (noncomm && !L->blocked)))
+    if (q->nodes > 1 && (q->kind == COLL_ALLGATHER || (q->noncomm && !q->blocked)))
         return 0;
-    return forced || coll_select_shm(kind, L, bytes, cc->oversub);
+    return !((q->kind == COLL_REDUCE || q->kind == COLL_ALLREDUCE) && q->esize > 8192);
 }
 
 static void log_choice(shm_call_t *c, coll_comm_t *cc)
@@ -227,9 +231,13 @@ static void log_choice(shm_call_t *c, coll_comm_t *cc)
               c->seg ? "in a segment" : "by messages", c->count);
 }
 
-int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
-                 size_t count, vc_dtype_t dt, vc_op_t op, int root, int *rc)
+int coll_shm_run(const coll_call_t *call, int *rc)
 {
+    int kind = call->kind, root = call->root;
+    struct vc_comm *comm = call->comm;
+    const void *sbuf = call->sbuf;
+    void *rbuf = call->rbuf;
+    size_t count = call->count;
     coll_comm_t *cc = coll_priv(comm);
     int commutative = 1;
     shm_call_t c = {.kind = kind, .root = kind == COLL_ALLREDUCE || kind == COLL_BARRIER
@@ -239,24 +247,17 @@ int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     *rc = VC_SUCCESS;
     if (!cc)
         return (*rc = VC_ERR_NOMEM), 1;
-    c.o.dt = dt;
-    c.o.op = op;
-    c.o.esize = kind == COLL_BARRIER ? 1 : dtype_size(dt);
-    if (ops_is_user(op) && ops_lookup(op, &c.o.ufn, &commutative))
-        return 0;   /* coll_run reports it */
-    /* a reduction window holds at least one whole element only up to this
-       size (two chunks of the smallest segment): larger opaque elements
-       (vc_dtype_opaque) reduce by messages */
-    if ((kind == COLL_REDUCE || kind == COLL_ALLREDUCE) && c.o.esize > 8192)
-        return 0;
-    if (!wanted(kind, cc, count * c.o.esize, !commutative))
-        return 0;
+    c.o.dt = call->dt;
+    c.o.op = call->op;
+    c.o.esize = kind == COLL_BARRIER ? 1 : dtype_size(call->dt);
+    if (ops_is_user(call->op) && (*rc = ops_lookup(call->op, &c.o.ufn, &commutative)))
+        return 1;
     /* collective over comm, the same on every member */
     if ((*rc = node_of(comm, cc, &c.node)) || (*rc = seg_of(c.node, &c.seg)))
         return 1;
     if (cc->layout.nnodes == 1 && !c.seg)
         return 0;   /* the schedule, on every member alike (agreed in create) */
-    coll_args_set(&c.a, kind, comm->rank, comm->size, c.root, count, dt, op, 0);
+    coll_args_set(&c.a, kind, comm->rank, comm->size, c.root, count, call->dt, call->op, 0);
     c.a.ufn = c.o.ufn;
     c.a.noncomm = !commutative;
     c.a.layout = &cc->layout;
@@ -273,6 +274,7 @@ int coll_shm_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     case COLL_ALLGATHER:
         *rc = coll_shm_allgather(c.seg, sbuf, rbuf, count * c.o.esize, comm->rank);
         break;
+    default: *rc = VC_ERR_INTERNAL; break;
     }
     coll_hier_fini(&c.h);
     if (c.seg)

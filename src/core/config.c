@@ -23,7 +23,7 @@ typedef struct {
     size_t off;               /* field offset in vc_config_t */
     const char *deflt;
     const char *const *names; /* T_ENUM / T_ALG: allowed values (index = value) */
-    long min, max;            /* T_INT / T_SIZE bounds */
+    long min, max;            /* T_INT / T_SIZE bounds; T_STRING: max = buffer size */
     const char *help;
 } cfg_entry_t;
 
@@ -33,6 +33,8 @@ static const char *const cma_names[] = {"auto", "off", "on", NULL};
 static const char *const onoff_names[] = {"off", "on", NULL};
 
 #define F(x) offsetof(vc_config_t, x)
+/* T_STRING: max is the buffer's size */
+#define S(x) (long)sizeof(((vc_config_t *)0)->x)
 static const cfg_entry_t table[] = {
     {"VCOLL_NET", T_ENUM, F(net), "auto", net_names, 0, 0,
      "transport: auto (shm on a node, rc across nodes, ud past VCOLL_RC_MAX_PEERS), or force shm|rc|ud for every peer"},
@@ -52,7 +54,7 @@ static const cfg_entry_t table[] = {
      "seconds between liveness checks of peers while a call waits"},
     {"VCOLL_PEER_TIMEOUT", T_DOUBLE, F(peer_timeout), "5", NULL, 0, 0,
      "seconds a remote peer a call waits on may leave heartbeats unanswered before it is declared dead; 0 = no detector"},
-    {"VCOLL_HCA", T_STRING, F(hca), "", NULL, 0, 0,
+    {"VCOLL_HCA", T_STRING, F(hca), "", NULL, 0, S(hca),
      "dev[:port][,dev[:port]...] to use (list indexed by local rank); empty = nearest by hwloc"},
     {"VCOLL_GID_INDEX", T_INT, F(gid_index), "-1", NULL, -1, 65535,
      "RoCE GID index; -1 = prefer RoCE v2 IPv4-mapped"},
@@ -82,7 +84,7 @@ static const cfg_entry_t table[] = {
      "seconds without an acknowledgement before a UD peer is declared dead; 0 = never"},
     {"VCOLL_UD_LOSS", T_DOUBLE, F(ud_loss), "0", NULL, 0, 1,
      "testing only: fraction of arriving UD packets dropped on purpose (exercises resends)"},
-    {"VCOLL_FAULT_RC_ERR", T_STRING, F(fault_rc_err), "", NULL, 0, 0,
+    {"VCOLL_FAULT_RC_ERR", T_STRING, F(fault_rc_err), "", NULL, 0, S(fault_rc_err),
      "testing only: A>B@N = rank A moves its RC queue pair to rank B into the error state after N sends (a failure one end sees)"},
     {"VCOLL_RCACHE", T_ENUM, F(rcache), "on", onoff_names, 0, 0,
      "keep RC rendezvous buffers registered for reuse (on|off); invalidated when their memory is unmapped"},
@@ -90,42 +92,43 @@ static const cfg_entry_t table[] = {
      "bytes the registration cache may keep registered; least recently used go first"},
     {"VCOLL_FAULT_RCACHE_STALE", T_ENUM, F(fault_rcache_stale), "off", onoff_names, 0, 0,
      "testing only: the registration cache ignores memory releases, so it goes stale (proves the stale-registration test can fail)"},
-    {"VCOLL_BARRIER_ALG", T_ALG, F(barrier_alg), "auto", cfg_barrier_algs, 0, 0,
-     "force a barrier algorithm"},
-    {"VCOLL_BCAST_ALG", T_ALG, F(bcast_alg), "auto", cfg_bcast_algs, 0, 0,
-     "force a broadcast algorithm"},
-    {"VCOLL_REDUCE_ALG", T_ALG, F(reduce_alg), "auto", cfg_reduce_algs, 0, 0,
-     "force a reduce algorithm"},
-    {"VCOLL_ALLREDUCE_ALG", T_ALG, F(allreduce_alg), "auto", cfg_allreduce_algs, 0, 0,
-     "force an allreduce algorithm"},
-    {"VCOLL_ALLGATHER_ALG", T_ALG, F(allgather_alg), "auto", cfg_allgather_algs, 0, 0,
-     "force an allgather algorithm"},
-    {"VCOLL_GATHER_ALG", T_ALG, F(gather_alg), "auto", cfg_gather_algs, 0, 0,
-     "force a gather algorithm"},
-    {"VCOLL_GATHERV_ALG", T_ALG, F(gatherv_alg), "auto", cfg_gatherv_algs, 0, 0,
-     "force a gatherv algorithm"},
-    {"VCOLL_SCATTER_ALG", T_ALG, F(scatter_alg), "auto", cfg_scatter_algs, 0, 0,
-     "force a scatter algorithm"},
-    {"VCOLL_SCATTERV_ALG", T_ALG, F(scatterv_alg), "auto", cfg_scatterv_algs, 0, 0,
-     "force a scatterv algorithm"},
-    {"VCOLL_ALLGATHERV_ALG", T_ALG, F(allgatherv_alg), "auto", cfg_allgatherv_algs, 0, 0,
-     "force an allgatherv algorithm"},
-    {"VCOLL_ALLTOALL_ALG", T_ALG, F(alltoall_alg), "auto", cfg_alltoall_algs, 0, 0,
-     "force an alltoall algorithm"},
-    {"VCOLL_ALLTOALLV_ALG", T_ALG, F(alltoallv_alg), "auto", cfg_alltoallv_algs, 0, 0,
-     "force an alltoallv algorithm"},
-    {"VCOLL_REDUCE_SCATTER_BLOCK_ALG", T_ALG, F(reduce_scatter_block_alg), "auto",
-     cfg_reduce_scatter_block_algs, 0, 0,
-     "force a reduce_scatter_block algorithm (non-commutative ops always use pairwise)"},
-    {"VCOLL_REDUCE_SCATTER_ALG", T_ALG, F(reduce_scatter_alg), "auto",
-     cfg_reduce_scatter_algs, 0, 0,
-     "force a reduce_scatter algorithm (non-commutative ops always use pairwise)"},
-    {"VCOLL_SCAN_ALG", T_ALG, F(scan_alg), "auto", cfg_scan_algs, 0, 0,
-     "force a scan algorithm"},
-    {"VCOLL_EXSCAN_ALG", T_ALG, F(exscan_alg), "auto", cfg_exscan_algs, 0, 0,
-     "force an exscan algorithm"},
+    {"VCOLL_BARRIER_ALG", T_ALG, F(coll_alg[0]), "auto", NULL, 0, 0,
+     "force a barrier algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_BCAST_ALG", T_ALG, F(coll_alg[1]), "auto", NULL, 0, 0,
+     "force a bcast algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_REDUCE_ALG", T_ALG, F(coll_alg[2]), "auto", NULL, 0, 0,
+     "force a reduce algorithm (non-commutative ops always use a rank-ordered one); vcoll_info --algorithms lists them"},
+    {"VCOLL_ALLREDUCE_ALG", T_ALG, F(coll_alg[3]), "auto", NULL, 0, 0,
+     "force an allreduce algorithm (non-commutative ops always use a rank-ordered one); vcoll_info --algorithms lists them"},
+    {"VCOLL_ALLGATHER_ALG", T_ALG, F(coll_alg[4]), "auto", NULL, 0, 0,
+     "force an allgather algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_GATHER_ALG", T_ALG, F(coll_alg[5]), "auto", NULL, 0, 0,
+     "force a gather algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_GATHERV_ALG", T_ALG, F(coll_alg[6]), "auto", NULL, 0, 0,
+     "force a gatherv algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_SCATTER_ALG", T_ALG, F(coll_alg[7]), "auto", NULL, 0, 0,
+     "force a scatter algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_SCATTERV_ALG", T_ALG, F(coll_alg[8]), "auto", NULL, 0, 0,
+     "force a scatterv algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_ALLGATHERV_ALG", T_ALG, F(coll_alg[9]), "auto", NULL, 0, 0,
+     "force an allgatherv algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_ALLTOALL_ALG", T_ALG, F(coll_alg[10]), "auto", NULL, 0, 0,
+     "force an alltoall algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_ALLTOALLV_ALG", T_ALG, F(coll_alg[11]), "auto", NULL, 0, 0,
+     "force an alltoallv algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_REDUCE_SCATTER_BLOCK_ALG", T_ALG, F(coll_alg[12]), "auto", NULL, 0, 0,
+     "force a reduce_scatter_block algorithm (non-commutative ops always use a rank-ordered one); vcoll_info --algorithms lists them"},
+    {"VCOLL_REDUCE_SCATTER_ALG", T_ALG, F(coll_alg[13]), "auto", NULL, 0, 0,
+     "force a reduce_scatter algorithm (non-commutative ops always use a rank-ordered one); vcoll_info --algorithms lists them"},
+    {"VCOLL_SCAN_ALG", T_ALG, F(coll_alg[14]), "auto", NULL, 0, 0,
+     "force a scan algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_EXSCAN_ALG", T_ALG, F(coll_alg[15]), "auto", NULL, 0, 0,
+     "force an exscan algorithm; vcoll_info --algorithms lists them"},
+    {"VCOLL_TUNE_FILE", T_STRING, F(tune_file), "", NULL, 0, S(tune_file),
+     "collective selection rules (vcoll_tune writes them): a file (an error if it is missing or malformed), optional:<file> (ignored with a warning then), builtin, or empty = ~/.config/vcoll/tune.rules, then <sysconfdir>/vcoll/tune.rules, else built-in"},
 };
 #undef F
+#undef S
 #define NENTRIES (sizeof table / sizeof table[0])
 
 static void list_names(const char *const *names, char *buf, size_t len)
@@ -166,8 +169,20 @@ static int set_entry(vc_config_t *cfg, const cfg_entry_t *e, const char *val,
     char allowed[256];
 
     switch (e->type) {
+    case T_ALG: {
+        /* a name; coll checks it against its registry at vc_init */
+        size_t n = strlen(val);
+        if (n == 0 || n >= sizeof cfg->coll_alg[0] || strspn(val, "abcdefghijklmnopqrstuvwxyz"
+                                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != n) {
+            snprintf(err, errlen, "%s=\"%.40s\" is not an algorithm name (letters, digits, "
+                     "'_'; vcoll_info --algorithms lists them)", e->name, val);
+            return VC_ERR_ARG;
+        }
+        for (size_t i = 0; i <= n; i++)
+            p[i] = (char)(val[i] >= 'A' && val[i] <= 'Z' ? val[i] - 'A' + 'a' : val[i]);
+        return VC_SUCCESS;
+    }
     case T_ENUM:
-    case T_ALG:
         for (int i = 0; e->names[i]; i++)
             if (!strcasecmp(val, e->names[i])) {
                 *(int *)p = i;
@@ -210,8 +225,9 @@ static int set_entry(vc_config_t *cfg, const cfg_entry_t *e, const char *val,
         return VC_SUCCESS;
     }
     case T_STRING:
-        if (strlen(val) >= sizeof cfg->hca) {
-            snprintf(err, errlen, "%s is longer than %zu characters", e->name, sizeof cfg->hca - 1);
+        if (strlen(val) >= (size_t)e->max) {
+            snprintf(err, errlen, "%s is longer than %zu characters", e->name,
+                     (size_t)e->max - 1);
             return VC_ERR_ARG;
         }
         strcpy(p, val);
@@ -255,7 +271,7 @@ int cfg_values(int i, char *buf, size_t len)
     if (i < 0 || (size_t)i >= NENTRIES || !len)
         return 0;
     buf[0] = 0;
-    if (table[i].type == T_ENUM || table[i].type == T_ALG)
+    if (table[i].type == T_ENUM)
         list_names(table[i].names, buf, len);
     return 1;
 }

@@ -20,6 +20,9 @@ enum { CFG_CMA_AUTO, CFG_CMA_OFF, CFG_CMA_ON };
  * time. */
 #define CFG_RC_MAX_PEERS_DEFAULT 1872
 
+/* collectives with a VCOLL_<COLL>_ALG (coll/sched.h: COLL_NKINDS) */
+#define CFG_NCOLL 16
+
 typedef struct vc_config {
     int net;                 /* VCOLL_NET */
     size_t eager_limit;      /* VCOLL_EAGER_LIMIT (bytes) */
@@ -48,27 +51,12 @@ typedef struct vc_config {
     int rcache;              /* VCOLL_RCACHE: keep rendezvous registrations */
     size_t rcache_max;       /* VCOLL_RCACHE_MAX: bytes they may pin */
     int fault_rcache_stale;  /* testing only: releases not forwarded to the cache */
-    /* collectives: index into the algorithm name lists (0 = auto) */
-    int barrier_alg, bcast_alg, reduce_alg, allreduce_alg, allgather_alg;
-    int gather_alg, gatherv_alg, scatter_alg, scatterv_alg, allgatherv_alg;
-    int alltoall_alg, alltoallv_alg, reduce_scatter_block_alg, reduce_scatter_alg,
-        scan_alg, exscan_alg;
+    /* collectives: VCOLL_<COLL>_ALG as written ("auto" or an algorithm
+       name, checked against the registry by coll at vc_init), in the
+       order of the COLL_* kinds; the rules table to use */
+    char coll_alg[CFG_NCOLL][32];
+    char tune_file[512];     /* VCOLL_TUNE_FILE */
 } vc_config_t;
-
-/* Algorithm names, index 0 is always "auto"; NULL-terminated. */
-extern const char *const cfg_barrier_algs[];
-extern const char *const cfg_bcast_algs[];
-extern const char *const cfg_reduce_algs[];
-extern const char *const cfg_allreduce_algs[];
-extern const char *const cfg_allgather_algs[];
-extern const char *const cfg_gather_algs[];
-extern const char *const cfg_gatherv_algs[];
-extern const char *const cfg_scatter_algs[];
-extern const char *const cfg_scatterv_algs[];
-extern const char *const cfg_allgatherv_algs[];
-extern const char *const cfg_alltoall_algs[], *const cfg_alltoallv_algs[],
-    *const cfg_reduce_scatter_block_algs[], *const cfg_reduce_scatter_algs[],
-    *const cfg_scan_algs[], *const cfg_exscan_algs[];
 
 /* Parse from an environment lookup function (getenv, or a test's fake).
  * On a bad value: returns VC_ERR_ARG and writes a message naming the

@@ -63,6 +63,7 @@ static int resolve_spin(const struct vc_ctx *c)
 
 static void teardown(struct vc_ctx *c)
 {
+    coll_teardown();
     net_hb_liveness(NULL, &c->live);
     net_hb_close(c->hb);     /* first: its thread must not outlive the device */
     c->hb = NULL;
@@ -95,11 +96,12 @@ static int agree_settings(struct vc_ctx *c, const net_plan_t *plan)
     rc |= boot_agree_add(b, "VCOLL_RC_MAX_PEERS", f->rc_max_peers, NULL);
     rc |= boot_agree_add(b, "VCOLL_EAGER_LIMIT", (int64_t)f->eager_limit, NULL);
     rc |= boot_agree_add(b, "VCOLL_SHM_CELLS", f->shm_cells, NULL);
-    rc |= boot_agree_add(b, "VCOLL_BARRIER_ALG", f->barrier_alg, cfg_barrier_algs);
-    rc |= boot_agree_add(b, "VCOLL_BCAST_ALG", f->bcast_alg, cfg_bcast_algs);
-    rc |= boot_agree_add(b, "VCOLL_REDUCE_ALG", f->reduce_alg, cfg_reduce_algs);
-    rc |= boot_agree_add(b, "VCOLL_ALLREDUCE_ALG", f->allreduce_alg, cfg_allreduce_algs);
-    rc |= boot_agree_add(b, "VCOLL_ALLGATHER_ALG", f->allgather_alg, cfg_allgather_algs);
+    /* every collective's forced algorithm in one value, and the rules
+       table in force (its digest): the same facts must pick the same
+       schedule on every rank */
+    rc |= boot_agree_add_shown(b, "VCOLL_<COLL>_ALG", coll_forced_pack(f), coll_forced_show);
+    rc |= boot_agree_add(b, "the collective rules table (VCOLL_TUNE_FILE; digest)",
+                         coll_rules_digest(), NULL);
     /* the derived facts too: equal inputs with unequal maps would still split
        the job between RC and UD */
     rc |= boot_agree_add(b, "the number of nodes (PMIx)", b->nnodes, NULL);
@@ -157,7 +159,7 @@ static int open_transports(struct vc_ctx *c)
 {
     net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, NULL};
     net_plan_t plan;
-    char err[320];
+    char err[640];
     int rc = net_plan(&c->cfg, &c->boot, &plan, err, sizeof err);
     if (rc) {
         LOG_ERR("%s", err);
@@ -255,6 +257,10 @@ int vc_init(int *argc, char ***argv)
     int rc = cfg_parse(&c->cfg, getenv_c, err, sizeof err);
     if (rc) {
         c->cfg.log_level = CFG_LOG_ERROR;
+        LOG_ERR("%s", err);
+        return rc;
+    }
+    if ((rc = coll_setup(&c->cfg, err, sizeof err))) {
         LOG_ERR("%s", err);
         return rc;
     }

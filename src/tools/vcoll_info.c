@@ -2,7 +2,8 @@
  * vcoll_info -- what vcoll sees on this node: version, verbs devices and
  * GIDs, which HCA each local rank would use (and why), transports, config.
  *
- *   vcoll_info [--all] [--devices] [--config] [--job] [--local-ranks N]
+ *   vcoll_info [--all] [--devices] [--config] [--algorithms] [--job]
+ *              [--local-ranks N]
  *
  * --job (also the default when started by a PMIx launcher): this job's node
  * layout as the library computes it, and the transport each kind of peer
@@ -20,6 +21,8 @@
 #include "core/config.h"
 #include "net/net.h"
 #include "coll/coll.h"
+#include "coll/registry.h"
+#include "coll/rules.h"
 #include "net/verbs/device.h"
 #include "net/verbs/memhook.h"
 #include "topo/topo.h"
@@ -173,7 +176,19 @@ static void show_config(void)
                deflt && *deflt ? deflt : "\"\"", cur ? cur : "(default)");
         printf("      %s\n", help ? help : "");
         char vals[256];
-        if (cfg_values(i, vals, sizeof vals) && vals[0])
+        size_t n = strlen(name);
+        int kind = -1;
+        /* VCOLL_<COLL>_ALG: the names are the registry's */
+        if (n > 10 && !strcmp(name + n - 4, "_ALG")) {
+            char coll[64];
+            snprintf(coll, sizeof coll, "%.*s", (int)(n - 10), name + 6);
+            for (char *p = coll; *p; p++)
+                *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+            kind = coll_kind_of(coll);
+        }
+        if (kind >= 0)
+            printf("      values: %s\n", coll_alg_choices(kind, vals, sizeof vals));
+        else if (cfg_values(i, vals, sizeof vals) && vals[0])
             printf("      values: %s\n", vals);
     }
 }
@@ -236,23 +251,67 @@ static int show_job(void)
     return rc ? 1 : 0;
 }
 
+/* Which rules table VCOLL_TUNE_FILE gives here (ranks of a job must all
+   get the same: vc_init checks); all: the algorithms and every rule. */
+static int show_algorithms(int all)
+{
+    const char *tf = getenv("VCOLL_TUNE_FILE");
+    char err[640];
+    if (coll_rules_load(tf ? tf : "", err, sizeof err)) {
+        printf("Collective selection rules: error: %s\n", err);
+        return 1;
+    }
+    const coll_rules_t *t = coll_rules_in_force();
+    printf("Collective selection rules: %s (%d rules)\n", t->source, t->n);
+    if (!all) {
+        coll_rules_unload();
+        return 0;
+    }
+    printf("Algorithms (RO: combines in rank order; node: node and leader phases; "
+           "shared: through shared memory, blocking calls only):\n");
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        const coll_alg_t *const *l;
+        int n = coll_algs(k, &l);
+        printf("  %-21s", coll_kind_name(k));
+        for (int i = 0; i < n; i++)
+            printf(" %s%s%s%s%s", l[i]->name,
+                   l[i]->props & (ALG_RANK_ORDERED | ALG_NODE_AWARE | ALG_SHARED) ? "(" : "",
+                   l[i]->props & ALG_RANK_ORDERED ? "RO" : "",
+                   l[i]->props & ALG_NODE_AWARE ? ",node" : "",
+                   l[i]->props & ALG_SHARED ? ",shared)" : l[i]->props ? ")" : "");
+        printf("\n");
+    }
+    printf("Rules, first that holds and whose algorithm can serve the call wins:\n");
+    for (int i = 0; i < t->n; i++) {
+        char f[256];
+        coll_rule_format(&t->rule[i], f, sizeof f);
+        printf("  %-60s # %s line %d\n", f, t->rule[i].builtin ? "built-in" : "file",
+               t->rule[i].line);
+    }
+    coll_rules_unload();
+    return 0;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: vcoll_info [--all] [--devices] [--config] [--job] [--local-ranks N]\n"
-               "  (no option: version, devices, HCA selection, transports, and the job's\n"
-               "  node layout when a launcher started it)\n");
+    fprintf(f, "usage: vcoll_info [--all] [--devices] [--config] [--algorithms] [--job]\n"
+               "                  [--local-ranks N]\n"
+               "  (no option: version, devices, HCA selection, transports, the collective\n"
+               "  rules in force, and the job's node layout when a launcher started it)\n");
 }
 
 int main(int argc, char **argv)
 {
-    int devices = 0, config = 0, job = 0, nlocal = -1;
+    int devices = 0, config = 0, job = 0, algs = 0, nlocal = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--all"))
-            devices = config = 1;
+            devices = config = algs = 1;
         else if (!strcmp(argv[i], "--devices"))
             devices = 1;
         else if (!strcmp(argv[i], "--config"))
             config = 1;
+        else if (!strcmp(argv[i], "--algorithms"))
+            algs = 1;
         else if (!strcmp(argv[i], "--job"))
             job = 1;
         else if (!strcmp(argv[i], "--local-ranks") && i + 1 < argc)
@@ -265,7 +324,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    int plain = !devices && !config && !job;
+    int plain = !devices && !config && !job && !algs;
     if (job)   /* one line per rank, nothing else: easy to compare */
         return show_job();
     if (nlocal < 0) {
@@ -293,7 +352,8 @@ int main(int argc, char **argv)
     }
     if (config)
         show_config();
+    int bad = (plain || algs) && show_algorithms(algs);
     if (plain && getenv("PMIX_NAMESPACE"))
-        return show_job();
-    return 0;
+        return show_job() || bad;
+    return bad;
 }

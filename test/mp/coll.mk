@@ -14,3 +14,6 @@ test_mp_mp_loc_LDADD = libvcoll.la
 check_PROGRAMS += test/mp/mp_userop
 test_mp_mp_userop_SOURCES = test/mp/mp_userop.c test/mp/mp_util.h
 test_mp_mp_userop_LDADD = libvcoll.la
+check_PROGRAMS += test/mp/mp_set_alg
+test_mp_mp_set_alg_SOURCES = test/mp/mp_set_alg.c test/mp/mp_util.h
+test_mp_mp_set_alg_LDADD = libvcoll.la

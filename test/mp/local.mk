@@ -27,9 +27,9 @@ check_LTLIBRARIES += test/mp/pmix_hide.la
 test_mp_pmix_hide_la_SOURCES = test/mp/pmix_hide.c
 test_mp_pmix_hide_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 test_mp_pmix_hide_la_LIBADD = $(PMIX_LIBS) -ldl
-TESTS += test/mp/launchers.sh test/mp/pmix-keys.sh test/mp/mpirun.sh test/mp/kill.sh \
+TESTS += test/mp/launchers.sh test/mp/pmix-keys.sh test/mp/mpirun.sh test/mp/kill.sh test/mp/tune.sh \
 	test/mp/srun.sh
 EXTRA_DIST += test/mp/run-mp.sh test/mp/mpirun.sh test/mp/srun.sh test/mp/kill.sh \
-	test/mp/launchers.sh test/mp/pmix-keys.sh $(wildcard $(srcdir)/test/mp/*.list)
+	test/mp/launchers.sh test/mp/pmix-keys.sh test/mp/tune.sh $(wildcard $(srcdir)/test/mp/*.list)
 include test/mp/coll.mk
 include test/mp/verbs.mk

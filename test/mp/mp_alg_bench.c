@@ -1,8 +1,8 @@
 /*
  * mp_alg_bench.c -- times algorithms of the five collectives against each
  * other inside one job: for each repetition, collective, size and
- * algorithm (flat, hier, shm), every rank sets the same VCOLL_<COLL>_ALG
- * value in the library's configuration, runs a few untimed calls, then
+ * algorithm (flat, hier, shm), every rank forces it with vc_coll_set_alg
+ * (the supported interface; vcoll_tune uses it too), runs a few untimed calls, then
  * times ITERS calls, each followed by an untimed barrier (as OSU does, so
  * a root cannot run ahead of its receivers); the slowest rank's mean
  * time in the calls is printed by rank 0 as
@@ -17,28 +17,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vcoll.h"
-#include "core/ctx.h"
-#include "coll/sched.h"
+
+enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER };
 
 static const struct {
     int kind;
     const char *name, *flat;
-    int *alg;
 } colls[] = {
-    {COLL_BARRIER, "barrier", "dissemination", &vc_ctx.cfg.barrier_alg},
-    {COLL_BCAST, "bcast", "binomial", &vc_ctx.cfg.bcast_alg},
-    {COLL_REDUCE, "reduce", "binomial", &vc_ctx.cfg.reduce_alg},
-    {COLL_ALLREDUCE, "allreduce", "recursive_doubling", &vc_ctx.cfg.allreduce_alg},
-    {COLL_ALLGATHER, "allgather", "ring", &vc_ctx.cfg.allgather_alg},
+    {BARRIER, "barrier", "dissemination"},
+    {BCAST, "bcast", "binomial"},
+    {REDUCE, "reduce", "binomial"},
+    {ALLREDUCE, "allreduce", "recursive_doubling"},
+    {ALLGATHER, "allgather", "ring"},
 };
 
 static int call(int kind, void *a, void *b, size_t n)
 {
     switch (kind) {
-    case COLL_BARRIER: return vc_barrier(VC_COMM_WORLD);
-    case COLL_BCAST: return vc_bcast(a, n, VC_BYTE, 0, VC_COMM_WORLD);
-    case COLL_REDUCE: return vc_reduce(a, b, n / 4, VC_FLOAT, VC_SUM, 0, VC_COMM_WORLD);
-    case COLL_ALLREDUCE: return vc_allreduce(a, b, n / 4, VC_FLOAT, VC_SUM, VC_COMM_WORLD);
+    case BARRIER: return vc_barrier(VC_COMM_WORLD);
+    case BCAST: return vc_bcast(a, n, VC_BYTE, 0, VC_COMM_WORLD);
+    case REDUCE: return vc_reduce(a, b, n / 4, VC_FLOAT, VC_SUM, 0, VC_COMM_WORLD);
+    case ALLREDUCE: return vc_allreduce(a, b, n / 4, VC_FLOAT, VC_SUM, VC_COMM_WORLD);
     default: return vc_allgather(a, b, n, VC_BYTE, VC_COMM_WORLD);
     }
 }
@@ -65,14 +64,13 @@ int main(int argc, char **argv)
     for (int rep = 1; rep <= reps; rep++)
         for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++)
             for (int si = 0; si < nsizes; si++) {
-                size_t n = colls[c].kind == COLL_BARRIER ? 0 : sizes[si];
-                if (colls[c].kind == COLL_BARRIER && si)
+                size_t n = colls[c].kind == BARRIER ? 0 : sizes[si];
+                if (colls[c].kind == BARRIER && si)
                     continue;
                 const char *algs[] = {colls[c].flat, "hier", "shm"};
                 for (int k = 0; k < 3; k++) {
                     /* same on every rank: all run this loop alike */
-                    *colls[c].alg = coll_alg_index(colls[c].kind, algs[k]);
-                    int rc = 0;
+                    int rc = vc_coll_set_alg(VC_COMM_WORLD, colls[c].name, algs[k]);
                     for (int w = 0; w < 2; w++)
                         rc |= call(colls[c].kind, a, b, n);
                     double us = 0, worst = 0;
@@ -80,11 +78,11 @@ int main(int argc, char **argv)
                         double t0 = vc_wtime();
                         rc |= call(colls[c].kind, a, b, n);
                         us += vc_wtime() - t0;
-                        if (colls[c].kind != COLL_BARRIER)
+                        if (colls[c].kind != BARRIER)
                             rc |= vc_barrier(VC_COMM_WORLD);
                     }
                     us *= 1e6 / iters;
-                    *colls[c].alg = 0;
+                    rc |= vc_coll_set_alg(VC_COMM_WORLD, colls[c].name, "auto");
                     vc_allreduce(&us, &worst, 1, VC_DOUBLE, VC_MAX, VC_COMM_WORLD);
                     if (rank == 0)
                         printf("%s %s %zu %d %.2f%s\n", colls[c].name,

@@ -11,6 +11,7 @@
 #   vc_strerror, vc_version_string  constant strings
 #   vc_wtime                         reads the clock
 #   vc_dtype_size, vc_dtype_opaque   a fixed table / arithmetic (no state)
+#   vc_coll_alg_name                 the constant algorithm registry
 #   vc_initialized                   MPI allows it from any thread at any time;
 #                                    reads the flag atomically instead
 #   vc_abort                         must end the job even while another thread
@@ -18,7 +19,7 @@
 set -u
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 header=$srcdir/include/vcoll.h
-unlocked=" vc_strerror vc_version_string vc_wtime vc_dtype_size vc_dtype_opaque vc_initialized vc_abort "
+unlocked=" vc_strerror vc_version_string vc_wtime vc_dtype_size vc_dtype_opaque vc_coll_alg_name vc_initialized vc_abort "
 
 public=$(grep -v '^[[:space:]]*typedef' "$header" |
          grep -o '[A-Za-z_*][[:space:]*]*vc_[a-z0-9_]*[[:space:]]*(' |

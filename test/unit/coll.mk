@@ -18,3 +18,8 @@ check_PROGRAMS += test/unit/test_coll_hier
 TESTS += test/unit/test_coll_hier
 test_unit_test_coll_hier_SOURCES = test/unit/test_coll_hier.c test/unit/sim.c test/unit/sim.h
 test_unit_test_coll_hier_LDADD = libvcoll_int.la $(CUNIT_LIBS) -lm
+# selection as data: the rules format, matching, the table in force
+check_PROGRAMS += test/unit/test_rules
+TESTS += test/unit/test_rules
+test_unit_test_rules_SOURCES = test/unit/test_rules.c
+test_unit_test_rules_LDADD = libvcoll_int.la $(CUNIT_LIBS)

@@ -63,3 +63,4 @@ EXTRA_DIST += test/unit/topo/two_numa.xml test/unit/topo/one_numa_two_hca.xml \
 # (no CUnit needed) every public call that touches library state takes the VC_THREAD_MULTIPLE lock
 TESTS += test/unit/api_lock.sh
 EXTRA_DIST += test/unit/api_lock.sh
+EXTRA_DIST += test/unit/coll_talg.h

@@ -26,6 +26,7 @@
 #include "dtype/dtype.h"
 #include "core/config.h"
 #include "sim.h"
+#include "coll_talg.h"
 
 #define NDT 15   /* VC_BYTE .. VC_INT64_INT */
 #define NOP 12   /* VC_SUM .. VC_MAXLOC */
@@ -278,7 +279,7 @@ static int fcmp_close(vc_dtype_t dt, const void *a, const void *b, size_t n)
 static void report(const tcase_t *t, const char *what)
 {
     fprintf(stderr, "\n  FAIL %s/%s p=%d count=%zu dt=%d op=%d root=%d inplace=%d: %s\n",
-            kind_name[t->kind], coll_alg_names[t->kind][t->alg], t->p, t->count,
+            kind_name[t->kind], talg(t->kind, t->alg)->name, t->p, t->count,
             (int)t->dt, (int)t->op, t->root, t->inplace, what);
 }
 
@@ -303,7 +304,7 @@ static int run_case(const tcase_t *t)
         coll_args_set(&a, t->kind, r, p, t->root, t->count, t->dt, t->op,
                       t->inplace);
         sched_init(&R->s, &a);
-        if (coll_builders[t->kind][t->alg](&a, &R->s) != VC_SUCCESS) {
+        if (talg(t->kind, t->alg)->build(&a, &R->s) != VC_SUCCESS) {
             report(t, "builder failed");
             bad = 1;
             goto out;
@@ -471,7 +472,7 @@ static void test_all_sizes(void)
 {
     int before = nfail;
     for (int kind = 0; kind <= COLL_ALLGATHER; kind++) {   /* the five of 0.1 */
-        for (int alg = 1; alg < coll_nalgs(kind); alg++) {
+        for (int alg = 1; alg < tnsched(kind); alg++) {
             for (int p = 1; p <= MAXP; p++) {
                 size_t counts[] = {0, 1, 7, (size_t)(p > 1 ? p - 1 : 1), 1000 + (size_t)p};
                 int nc = kind == COLL_BARRIER ? 1 : 5;
@@ -510,7 +511,7 @@ static void test_dtype_op_matrix(void)
     int kinds[] = {COLL_REDUCE, COLL_ALLREDUCE};
     for (int ki = 0; ki < 2; ki++) {
         int kind = kinds[ki];
-        for (int alg = 1; alg < coll_nalgs(kind); alg++)
+        for (int alg = 1; alg < tnsched(kind); alg++)
             for (size_t pi = 0; pi < sizeof ps / sizeof *ps; pi++)
                 for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
                     for (int dt = 0; dt < NDT; dt++)
@@ -534,7 +535,7 @@ static void test_reduce_inplace_root(void)
 {
     int before = nfail;
     static sim_t S;
-    for (int alg = 1; alg < coll_nalgs(COLL_REDUCE); alg++)
+    for (int alg = 1; alg < tnsched(COLL_REDUCE); alg++)
         for (int p = 1; p <= 24; p++)
             for (int root = 0; root < p; root += (p > 8 ? 5 : 1)) {
                 size_t counts[] = {1, 9, 300};
@@ -549,7 +550,7 @@ static void test_reduce_inplace_root(void)
                         coll_args_set(&a, COLL_REDUCE, r, p, root, cnt, VC_INT64,
                                       VC_SUM, r == root);
                         sched_init(&R->s, &a);
-                        coll_builders[COLL_REDUCE][alg](&a, &R->s);
+                        talg(COLL_REDUCE, alg)->build(&a, &R->s);
                         R->know = 1ULL << r;
                         R->len[COLL_SBUF] = r == root ? 0 : n;
                         R->len[COLL_RBUF] = r == root ? n : 0;
@@ -568,7 +569,7 @@ static void test_reduce_inplace_root(void)
                         bad = 1;
                     if (bad) {
                         fprintf(stderr, "\n  FAIL reduce/%s in-place root p=%d root=%d count=%zu: %s\n",
-                                cfg_reduce_algs[alg], p, root, cnt, failmsg);
+                                talg(COLL_REDUCE, alg)->name, p, root, cnt, failmsg);
                         nfail++;
                     }
                     sim_free(&S);
@@ -581,7 +582,7 @@ static void test_reduce_inplace_root(void)
 static void test_float_bitwise_identical(void)
 {
     int before = nfail;
-    for (int alg = 1; alg < coll_nalgs(COLL_ALLREDUCE); alg++)
+    for (int alg = 1; alg < tnsched(COLL_ALLREDUCE); alg++)
         for (int p = 1; p <= MAXP; p += (p < 16 ? 1 : 5))
             for (int dti = 0; dti < 2; dti++) {
                 size_t counts[] = {1, 33, 2049};
@@ -591,7 +592,7 @@ static void test_float_bitwise_identical(void)
                     check_case(t);
                 }
             }
-    for (int alg = 1; alg < coll_nalgs(COLL_REDUCE); alg++)
+    for (int alg = 1; alg < tnsched(COLL_REDUCE); alg++)
         for (int p = 1; p <= 20; p++) {
             tcase_t t = {COLL_REDUCE, alg, p, p / 3, 0, 515, VC_DOUBLE, VC_SUM, 1};
             check_case(t);
@@ -604,7 +605,7 @@ static void test_float_bitwise_identical(void)
 static void test_sched_deterministic(void)
 {
     for (int kind = 0; kind < COLL_NKINDS; kind++)
-        for (int alg = 1; alg < coll_nalgs(kind) && !coll_kind_vector(kind); alg++)
+        for (int alg = 1; alg < tnsched(kind) && !coll_kind_vector(kind); alg++)
             for (int p = 1; p <= 17; p += 4) {
                 coll_args_t a;
                 coll_sched_t s1, s2;
@@ -618,8 +619,8 @@ static void test_sched_deterministic(void)
                     coll_args_vec(&a, kind, vc, vd, vc, vd);
                 sched_init(&s1, &a);
                 sched_init(&s2, &a);
-                CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s1), VC_SUCCESS);
-                CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s2), VC_SUCCESS);
+                CU_ASSERT_EQUAL(talg(kind, alg)->build(&a, &s1), VC_SUCCESS);
+                CU_ASSERT_EQUAL(talg(kind, alg)->build(&a, &s2), VC_SUCCESS);
                 CU_ASSERT_EQUAL(s1.nsteps, s2.nsteps);
                 CU_ASSERT_EQUAL(s1.nrounds, s2.nrounds);
                 CU_ASSERT_EQUAL(s1.tmp_bytes, s2.tmp_bytes);
@@ -627,7 +628,7 @@ static void test_sched_deterministic(void)
                     CU_ASSERT(!memcmp(s1.steps, s2.steps, (size_t)s1.nsteps * sizeof *s1.steps));
                 /* sched_reset + rebuild reuses memory and gives the same */
                 sched_reset(&s2, &a);
-                coll_builders[kind][alg](&a, &s2);
+                talg(kind, alg)->build(&a, &s2);
                 CU_ASSERT_EQUAL(s1.nsteps, s2.nsteps);
                 sched_free(&s1);
                 sched_free(&s2);
@@ -655,8 +656,8 @@ static int distinct_peers(const coll_sched_t *s, int p)
 
 static int alg_index(int kind, const char *name)
 {
-    for (int a = 1; a < coll_nalgs(kind); a++)
-        if (!strcmp(coll_alg_names[kind][a], name))
+    for (int a = 1; a < tnsched(kind); a++)
+        if (!strcmp(talg(kind, a)->name, name))
             return a;
     return -1;
 }
@@ -680,7 +681,7 @@ static void test_log_peers(void)
             int alg = alg_index(kind, logd[k].alg);
             CU_ASSERT_FATAL(alg > 0);
             /* and the automatic choice for small messages, not oversubscribed */
-            int autoalg = coll_select(kind, p, 8, 1, 0, 0);
+            int autoalg = tselect(kind, p, 8, 1, 0, 0);
             int algs[2] = {alg, autoalg};
             for (int j = 0; j < 2; j++) {
                 int worst = 0;
@@ -689,7 +690,7 @@ static void test_log_peers(void)
                     coll_sched_t s;
                     coll_args_set(&a, kind, r, p, 0, 1, VC_INT64, VC_SUM, 0);
                     sched_init(&s, &a);
-                    CU_ASSERT_EQUAL(coll_builders[kind][algs[j]](&a, &s), VC_SUCCESS);
+                    CU_ASSERT_EQUAL(talg(kind, algs[j])->build(&a, &s), VC_SUCCESS);
                     int n = distinct_peers(&s, p);
                     if (n > worst)
                         worst = n;
@@ -697,7 +698,7 @@ static void test_log_peers(void)
                 }
                 if (worst > 2 * lg)
                     printf("\n  %s %s at p=%d: a rank talks to %d peers (> 2*%d)",
-                           coll_alg_names[kind][0] ? coll_alg_names[kind][algs[j]] : "?",
+                           talg(kind, algs[j]) ? talg(kind, algs[j])->name : "?",
                            j ? "(auto)" : "", p, worst, lg);
                 CU_ASSERT(worst <= 2 * lg);
             }
@@ -705,54 +706,72 @@ static void test_log_peers(void)
     }
 }
 
-/* the auto choice is always a real algorithm */
+/* the auto choice is always a real algorithm that can serve the call */
 static void test_select(void)
 {
     size_t bytes[] = {0, 1, 8, 1024, 4096, 65536, 1 << 20, (size_t)1 << 30};
     for (int kind = 0; kind < COLL_NKINDS; kind++)
-        for (int p = 1; p <= 1024 && coll_nalgs(kind); p = p * 2 + 1)
+        for (int p = 1; p <= 1024; p = p * 2 + 1)
             for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
-                for (int ov = 0; ov < 2; ov++) {
-                    int a = coll_select(kind, p, bytes[b], bytes[b] / 4, ov, 0);
-                    CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
-                    a = coll_select(kind, p, bytes[b], bytes[b] / 4, ov, 1);
-                    CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
-                }
-    /* names and builders line up */
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLREDUCE), 7);
-    CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[3], "ring");
-    CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[5], "hier");
-    CU_ASSERT_STRING_EQUAL(cfg_barrier_algs[1], "dissemination");
-    CU_ASSERT_STRING_EQUAL(cfg_allreduce_algs[6], "shm");
-    CU_ASSERT_PTR_NULL(cfg_allreduce_algs[7]);
-    /* "shm" auto choice: nothing to share with one rank per node; the
-       flag barrier wherever two share a node; two ranks keep messages for
-       small reductions; a core per rank takes the segment */
+                for (int ov = 0; ov < 2; ov++)
+                    for (int nc = 0; nc < 2; nc++) {
+                        int a = tselect(kind, p, bytes[b], bytes[b] / 4, ov, nc);
+                        CU_ASSERT(a >= 1 && a < tnsched(kind));
+                        CU_ASSERT(!nc || trank_ordered(kind, a));
+                    }
+    /* the registry: names unique per collective, at most 15 (VCOLL_<COLL>_ALG
+       values travel 4 bits each in the job-wide agreement), and the
+       shared-memory-only ones last */
+    for (int kind = 0; kind < COLL_NKINDS; kind++) {
+        const coll_alg_t *const *l;
+        int n = coll_algs(kind, &l);
+        CU_ASSERT(n >= 1 && n <= 15);
+        for (int i = 0; i < n; i++) {
+            CU_ASSERT_PTR_EQUAL(coll_alg_find(kind, l[i]->name), l[i]);
+            CU_ASSERT_EQUAL(coll_alg_number(l[i]), i + 1);
+            CU_ASSERT(l[i]->build || (l[i]->props & ALG_SHARED));
+            CU_ASSERT(i < tnsched(kind) - 1 || !l[i]->build);
+        }
+    }
+    CU_ASSERT_PTR_NULL(coll_alg_find(COLL_BCAST, "auto"));
+    CU_ASSERT_STRING_EQUAL(talg(COLL_ALLREDUCE, 3)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_BARRIER, 1)->name, "dissemination");
+    /* "shm": nothing to share with one rank per node; the segment barrier
+       wherever two share a node; two ranks keep messages for small
+       reductions; a core per rank takes the segment */
     coll_layout_t L;
     int one_node[8] = {0}, spread[4] = {0, 1, 2, 3};
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 4, spread), VC_SUCCESS);
-    CU_ASSERT_FALSE(coll_select_shm(COLL_BARRIER, &L, 0, 0));
-    CU_ASSERT_FALSE(coll_select_shm(COLL_ALLREDUCE, &L, 1 << 20, 0));
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BARRIER, 0, 1, 0, 0), "dissemination");
+    CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "shm");
     coll_layout_free(&L);
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 2, one_node), VC_SUCCESS);
-    CU_ASSERT_TRUE(coll_select_shm(COLL_BARRIER, &L, 0, 0));
-    CU_ASSERT_FALSE(coll_select_shm(COLL_ALLREDUCE, &L, 8, 0));
-    CU_ASSERT_FALSE(coll_select_shm(COLL_REDUCE, &L, 1 << 20, 0));
-    CU_ASSERT_TRUE(coll_select_shm(COLL_ALLREDUCE, &L, 1 << 20, 0));
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BARRIER, 0, 1, 0, 0), "shm");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
+    CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 18, 4, 0, 0), "shm");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "shm");
     coll_layout_free(&L);
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 8, one_node), VC_SUCCESS);
-    CU_ASSERT_TRUE(coll_select_shm(COLL_ALLREDUCE, &L, 8, 0));
-    CU_ASSERT_FALSE(coll_select_shm(COLL_ALLREDUCE, &L, 8, 1));
-    CU_ASSERT_TRUE(coll_select_shm(COLL_REDUCE, &L, 1 << 20, 1));
-    CU_ASSERT_FALSE(coll_select_shm(COLL_BCAST, &L, 0, 0));
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "shm");
+    L.oversub = 1;
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "linear");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 18, 4, 0, 0), "shm");
+    CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_BCAST, 0, 4, 0, 0), "shm");
+    /* a non-commutative op never gets a reordering algorithm */
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 1, 1), "recursive_doubling");
     coll_layout_free(&L);
     /* np=2 small allreduce is one exchange: recursive doubling */
-    CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 2, 8, 2, 0, 0), 1);
-    CU_ASSERT_EQUAL(coll_select(COLL_ALLREDUCE, 8, 8, 2, 1, 0), 4);
-    /* np=2 reduce: binomial below 1 MiB, rsag from 1 MiB (select.c) */
-    CU_ASSERT_EQUAL(coll_select(COLL_REDUCE, 2, 512u << 10, 128u << 10, 0, 0), 1);
-    CU_ASSERT_EQUAL(coll_select(COLL_REDUCE, 2, 1u << 20, 256u << 10, 0, 0), 2);
-    CU_ASSERT_EQUAL(coll_select(COLL_REDUCE, 3, 1u << 20, 256u << 10, 0, 0), 1);
+    CU_ASSERT_STRING_EQUAL(talg(COLL_ALLREDUCE, tselect(COLL_ALLREDUCE, 2, 8, 2, 0, 0))->name,
+                           "recursive_doubling");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_ALLREDUCE, tselect(COLL_ALLREDUCE, 8, 8, 2, 1, 0))->name,
+                           "linear");
+    /* np=2 reduce: binomial below 1 MiB, rsag from 1 MiB */
+    CU_ASSERT_STRING_EQUAL(talg(COLL_REDUCE, tselect(COLL_REDUCE, 2, 512u << 10, 128u << 10,
+                                                     0, 0))->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_REDUCE, tselect(COLL_REDUCE, 2, 1u << 20, 256u << 10,
+                                                     0, 0))->name, "rsag");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_REDUCE, tselect(COLL_REDUCE, 3, 1u << 20, 256u << 10,
+                                                     0, 0))->name, "binomial");
 }
 
 /* ------------------------------------------------------------------ */

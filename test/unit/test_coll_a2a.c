@@ -22,6 +22,7 @@
 #include "dtype/dtype.h"
 #include "core/ops.h"
 #include "sim.h"
+#include "coll_talg.h"
 
 #define FILL 0xA5
 
@@ -155,7 +156,7 @@ typedef struct {
 static void report(const tcase_t *t, const char *what)
 {
     fprintf(stderr, "\n  FAIL %s p=%d count=%zu shape=%d inplace=%d op=%s root=%d: %s\n",
-            coll_alg_names[t->kind][t->alg], t->p, t->count, t->shape, t->inplace,
+            talg(t->kind, t->alg)->name, t->p, t->count, t->shape, t->inplace,
             op_name[t->op], t->root, what);
 }
 
@@ -247,7 +248,7 @@ static int run_case(const tcase_t *t)
         else if (kind == COLL_REDUCE_SCATTER)
             coll_args_vec(&a, kind, rscounts, NULL, NULL, NULL);
         sched_init(&R->s, &a);
-        if (coll_builders[kind][t->alg](&a, &R->s) != VC_SUCCESS) {
+        if (talg(kind, t->alg)->build(&a, &R->s) != VC_SUCCESS) {
             report(t, "builder failed");
             bad = 1;
             goto out;
@@ -381,7 +382,7 @@ static int rank_ordered_name(const char *name)
 static void test_alltoall(void)
 {
     int before = nfail;
-    for (int alg = 1; alg < coll_nalgs(COLL_ALLTOALL); alg++)
+    for (int alg = 1; alg < tnsched(COLL_ALLTOALL); alg++)
         for (int pi = 0; pi < NPS; pi++)
             for (size_t c = 0; c < 4; c++) {
                 size_t counts[] = {0, 1, 3, 13};
@@ -408,10 +409,10 @@ static void test_reduce_scatter(void)
     int before = nfail;
     int kinds[] = {COLL_REDUCE_SCATTER_BLOCK, COLL_REDUCE_SCATTER};
     for (int ki = 0; ki < 2; ki++)
-        for (int alg = 1; alg < coll_nalgs(kinds[ki]); alg++)
+        for (int alg = 1; alg < tnsched(kinds[ki]); alg++)
             for (int pi = 0; pi < NPS; pi++)
                 for (int op = 0; op < NOPS; op++) {
-                    int ordered = rank_ordered_name(coll_alg_names[kinds[ki]][alg]);
+                    int ordered = rank_ordered_name(talg(kinds[ki], alg)->name);
                     if (op == OP_USER_AFFINE && !ordered)
                         continue;
                     size_t counts[] = {0, 1, 2, 7};
@@ -429,7 +430,7 @@ static void test_scan(void)
     int before = nfail;
     int kinds[] = {COLL_SCAN, COLL_EXSCAN};
     for (int ki = 0; ki < 2; ki++)
-        for (int alg = 1; alg < coll_nalgs(kinds[ki]); alg++)
+        for (int alg = 1; alg < tnsched(kinds[ki]); alg++)
             for (int pi = 0; pi < NPS; pi++)
                 for (int op = 0; op < NOPS; op++) {
                     size_t counts[] = {0, 1, 5, 300};
@@ -445,15 +446,15 @@ static void test_scan(void)
 static void test_affine_detects_order(void)
 {
     tcase_t t = {COLL_REDUCE_SCATTER_BLOCK, 1, 4, 0, 3, 0, OP_USER_AFFINE, 0};
-    CU_ASSERT_STRING_EQUAL(coll_alg_names[t.kind][t.alg], "recursive_halving");
+    CU_ASSERT_STRING_EQUAL(talg(t.kind, t.alg)->name, "recursive_halving");
     fprintf(stderr, "\n  (a FAIL line for recursive_halving p=4 is expected here)");
     CU_ASSERT_NOT_EQUAL(run_case(&t), 0);
     int nc = 0;
-    for (int alg = 1; alg < coll_nalgs(COLL_ALLREDUCE); alg++)
-        if (!rank_ordered_name(coll_alg_names[COLL_ALLREDUCE][alg])) {
+    for (int alg = 1; alg < tnsched(COLL_ALLREDUCE); alg++)
+        if (!rank_ordered_name(talg(COLL_ALLREDUCE, alg)->name)) {
             tcase_t u = {COLL_ALLREDUCE, alg, 5, 0, 64, 0, OP_USER_AFFINE, 0};
             fprintf(stderr, "\n  (a FAIL line for allreduce %s p=5 is expected here)",
-                    coll_alg_names[COLL_ALLREDUCE][alg]);
+                    talg(COLL_ALLREDUCE, alg)->name);
             nc += run_case(&u) != 0;
         }
     CU_ASSERT_EQUAL(nc, 2);   /* rabenseifner and ring */
@@ -472,18 +473,18 @@ static void test_select_noncomm(void)
         for (int p = 1; p <= 4096; p = p < 20 ? p + 1 : p * 2 - 1)
             for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++)
                 for (int ov = 0; ov < 2; ov++) {
-                    int alg = coll_select(kind, p, bytes[b], bytes[b] / 4, ov, 1);
-                    CU_ASSERT_FATAL(alg >= 1 && alg < coll_nalgs(kind));
-                    if (!rank_ordered_name(coll_alg_names[kind][alg])) {
+                    int alg = tselect(kind, p, bytes[b], bytes[b] / 4, ov, 1);
+                    CU_ASSERT_FATAL(alg >= 1 && alg < tnsched(kind));
+                    if (!rank_ordered_name(talg(kind, alg)->name)) {
                         fprintf(stderr, "\n  FAIL select picked %s for a non-commutative op\n",
-                                coll_alg_names[kind][alg]);
+                                talg(kind, alg)->name);
                         nfail++;
                     }
                     picked[alg] = 1;
                     /* and the table in select.c agrees */
-                    CU_ASSERT(coll_rank_ordered(kind, alg));
+                    CU_ASSERT(trank_ordered(kind, alg));
                 }
-        for (int alg = 1; alg < coll_nalgs(kind); alg++) {
+        for (int alg = 1; alg < tnsched(kind); alg++) {
             if (!picked[alg])
                 continue;
             for (int pi = 0; pi < NPS; pi++) {
@@ -505,9 +506,9 @@ static void test_select_noncomm(void)
     }
     /* and every algorithm select.c calls rank-ordered really is */
     for (int ki = 0; ki < 6; ki++)
-        for (int alg = 1; alg < coll_nalgs(kinds[ki]); alg++)
-            CU_ASSERT_EQUAL(coll_rank_ordered(kinds[ki], alg),
-                            rank_ordered_name(coll_alg_names[kinds[ki]][alg]));
+        for (int alg = 1; alg < tnsched(kinds[ki]); alg++)
+            CU_ASSERT_EQUAL(trank_ordered(kinds[ki], alg),
+                            rank_ordered_name(talg(kinds[ki], alg)->name));
     CU_ASSERT_EQUAL(nfail, before);
 }
 
@@ -518,12 +519,12 @@ static void test_select(void)
         for (int p = 1; p <= 1024; p = p * 2 + 1)
             for (size_t b = 0; b <= (1u << 24); b = b ? b * 8 : 1)
                 for (int ov = 0; ov < 2; ov++) {
-                    int a = coll_select(kind, p, b, b, ov, 0);
-                    CU_ASSERT(a >= 1 && a < coll_nalgs(kind));
+                    int a = tselect(kind, p, b, b, ov, 0);
+                    CU_ASSERT(a >= 1 && a < tnsched(kind));
                 }
-    CU_ASSERT_STRING_EQUAL(coll_alg_names[COLL_ALLTOALL][coll_select(COLL_ALLTOALL, 16, 8, 8, 0, 0)], "bruck");
-    CU_ASSERT_STRING_EQUAL(coll_alg_names[COLL_ALLTOALL][coll_select(COLL_ALLTOALL, 16, 1 << 20, 1 << 20, 0, 0)], "pairwise");
-    CU_ASSERT_STRING_EQUAL(coll_alg_names[COLL_REDUCE_SCATTER][coll_select(COLL_REDUCE_SCATTER, 8, 1 << 20, 1 << 18, 0, 1)], "pairwise");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_ALLTOALL, tselect(COLL_ALLTOALL, 16, 8, 8, 0, 0))->name, "bruck");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_ALLTOALL, tselect(COLL_ALLTOALL, 16, 1 << 20, 1 << 20, 0, 0))->name, "pairwise");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_REDUCE_SCATTER, tselect(COLL_REDUCE_SCATTER, 8, 1 << 20, 1 << 18, 0, 1))->name, "pairwise");
 }
 
 /* vector schedules are pure too (test_coll.c covers the uniform kinds) */
@@ -537,11 +538,11 @@ static void test_deterministic(void)
             coll_args_set(&a, kind, r, 8, 0, 0, VC_INT16, VC_MAX, 0);
             coll_args_vec(&a, kind, c, kind == COLL_ALLTOALLV ? d : NULL,
                           kind == COLL_ALLTOALLV ? c : NULL, kind == COLL_ALLTOALLV ? d : NULL);
-            for (int alg = 1; alg < coll_nalgs(kind); alg++) {
+            for (int alg = 1; alg < tnsched(kind); alg++) {
                 sched_init(&s1, &a);
                 sched_init(&s2, &a);
-                CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s1), VC_SUCCESS);
-                CU_ASSERT_EQUAL(coll_builders[kind][alg](&a, &s2), VC_SUCCESS);
+                CU_ASSERT_EQUAL(talg(kind, alg)->build(&a, &s1), VC_SUCCESS);
+                CU_ASSERT_EQUAL(talg(kind, alg)->build(&a, &s2), VC_SUCCESS);
                 CU_ASSERT(s1.nsteps == s2.nsteps && s1.tmp_bytes == s2.tmp_bytes);
                 if (s1.nsteps == s2.nsteps && s1.nsteps)
                     CU_ASSERT(!memcmp(s1.steps, s2.steps, (size_t)s1.nsteps * sizeof *s1.steps));
@@ -554,7 +555,7 @@ static void test_deterministic(void)
     coll_sched_t s;
     coll_args_set(&a, COLL_ALLTOALLV, 0, 4, 0, 0, VC_INT32, VC_SUM, 0);
     sched_init(&s, &a);
-    CU_ASSERT_EQUAL(coll_builders[COLL_ALLTOALLV][1](&a, &s), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(talg(COLL_ALLTOALLV, 1)->build(&a, &s), VC_ERR_ARG);
     sched_free(&s);
 }
 

@@ -24,6 +24,7 @@
 #include "dtype/dtype.h"
 #include "core/config.h"
 #include "sim.h"
+#include "coll_talg.h"
 
 #define GARBAGE 0xA5
 
@@ -79,7 +80,7 @@ static size_t extent(const gcase_t *t)
 static void fail(const gcase_t *t, const char *what, int r)
 {
     fprintf(stderr, "\n  FAIL %s/%s p=%d root=%d inplace=%d dt=%d cnt[0]=%zu: rank %d: %s\n",
-            kname(t->kind), coll_alg_names[t->kind][t->alg], t->p, t->root, t->inplace,
+            kname(t->kind), talg(t->kind, t->alg)->name, t->p, t->root, t->inplace,
             (int)t->dt, t->cnt[0], r, what);
 }
 
@@ -101,7 +102,7 @@ static int setup_rank(sim_t *S, const gcase_t *t, int r)
     if (is_v(t->kind) && (root || t->kind == COLL_ALLGATHERV))
         coll_args_vec(&a, t->kind, t->cnt, t->dsp, NULL, NULL);
     sched_init(&R->s, &a);
-    if (coll_builders[t->kind][t->alg](&a, &R->s) != VC_SUCCESS)
+    if (talg(t->kind, t->alg)->build(&a, &R->s) != VC_SUCCESS)
         return 1;
     R->know = 1ULL << r;
     size_t sl = 0, rl = 0;
@@ -260,7 +261,7 @@ static void test_gather_scatter(void)
 {
     int kinds[] = {COLL_GATHER, COLL_SCATTER}, before = nfail;
     for (int ki = 0; ki < 2; ki++)
-        for (int alg = 1; alg < coll_nalgs(kinds[ki]); alg++)
+        for (int alg = 1; alg < tnsched(kinds[ki]); alg++)
             for (int p = 1; p <= MAXP; p++) {
                 size_t counts[] = {0, 1, 7, (size_t)(p > 1 ? p - 1 : 2), 1000 + (size_t)p};
                 int roots[MAXP], nr = roots_for(p, roots);
@@ -282,7 +283,7 @@ static void test_vector(void)
 {
     int kinds[] = {COLL_GATHERV, COLL_SCATTERV, COLL_ALLGATHERV}, before = nfail;
     for (int ki = 0; ki < 3; ki++)
-        for (int alg = 1; alg < coll_nalgs(kinds[ki]); alg++)
+        for (int alg = 1; alg < tnsched(kinds[ki]); alg++)
             for (int p = 1; p <= MAXP; p++) {
                 int roots[MAXP], nr = kinds[ki] == COLL_ALLGATHERV ? 1 : roots_for(p, roots);
                 if (kinds[ki] == COLL_ALLGATHERV)
@@ -304,23 +305,23 @@ static void test_vector(void)
 /* names line up with builders; auto picks binomial small, linear large */
 static void test_select_gather(void)
 {
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_GATHER), 3);
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_SCATTER), 3);
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_GATHERV), 2);
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_SCATTERV), 2);
-    CU_ASSERT_EQUAL(coll_nalgs(COLL_ALLGATHERV), 3);
-    CU_ASSERT_STRING_EQUAL(cfg_gather_algs[1], "binomial");
-    CU_ASSERT_STRING_EQUAL(cfg_scatter_algs[2], "linear");
-    CU_ASSERT_STRING_EQUAL(cfg_allgatherv_algs[2], "recursive_doubling");
-    CU_ASSERT_PTR_NULL(cfg_gatherv_algs[2]);
-    CU_ASSERT_PTR_NULL(cfg_scatterv_algs[2]);
+    CU_ASSERT_EQUAL(tnsched(COLL_GATHER), 3);
+    CU_ASSERT_EQUAL(tnsched(COLL_SCATTER), 3);
+    CU_ASSERT_EQUAL(tnsched(COLL_GATHERV), 2);
+    CU_ASSERT_EQUAL(tnsched(COLL_SCATTERV), 2);
+    CU_ASSERT_EQUAL(tnsched(COLL_ALLGATHERV), 3);
+    CU_ASSERT_STRING_EQUAL(talg(COLL_GATHER, 1)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_SCATTER, 2)->name, "linear");
+    CU_ASSERT_STRING_EQUAL(talg(COLL_ALLGATHERV, 2)->name, "recursive_doubling");
+    CU_ASSERT_PTR_NULL(talg(COLL_GATHERV, 2));
+    CU_ASSERT_PTR_NULL(talg(COLL_SCATTERV, 2));
     for (int k = COLL_GATHER; k <= COLL_SCATTER; k += COLL_SCATTER - COLL_GATHER) {
-        CU_ASSERT_EQUAL(coll_select(k, 8, 8, 2, 0, 0), 1);
-        CU_ASSERT_EQUAL(coll_select(k, 8, 1u << 20, 1u << 18, 0, 0), 2);
-        CU_ASSERT_EQUAL(coll_select(k, 2, 8, 2, 0, 0), 2);
+        CU_ASSERT_EQUAL(tselect(k, 8, 8, 2, 0, 0), 1);
+        CU_ASSERT_EQUAL(tselect(k, 8, 1u << 20, 1u << 18, 0, 0), 2);
+        CU_ASSERT_EQUAL(tselect(k, 2, 8, 2, 0, 0), 2);
     }
-    CU_ASSERT_EQUAL(coll_select(COLL_ALLGATHERV, 8, 800, 200, 0, 0), 2);
-    CU_ASSERT_EQUAL(coll_select(COLL_ALLGATHERV, 8, 8u << 20, 2u << 20, 0, 0), 1);
+    CU_ASSERT_EQUAL(tselect(COLL_ALLGATHERV, 8, 800, 200, 0, 0), 2);
+    CU_ASSERT_EQUAL(tselect(COLL_ALLGATHERV, 8, 8u << 20, 2u << 20, 0, 0), 1);
 }
 
 static void test_summary(void)

@@ -25,6 +25,7 @@
 #include "coll/layout.h"
 #include "dtype/dtype.h"
 #include "sim.h"
+#include "coll_talg.h"
 
 enum { PL_BLOCK, PL_ROUND_ROBIN, PL_SKEWED, PL_LONE, PL_SCATTERED, PL_N };
 static const char *const pl_name[PL_N] = {"block", "round-robin", "skewed", "lone",
@@ -229,7 +230,7 @@ static int rank_inplace(const hcase_t *t, int r)
 static void run(const hcase_t *t)
 {
     static sim_t S;
-    int p = t->p, alg = coll_alg_index(t->kind, "hier");
+    int p = t->p, alg = tindex(t->kind, "hier");
     size_t es = dtype_size(t->dt), n = t->count * es;
 
     ncases++;
@@ -243,7 +244,7 @@ static void run(const hcase_t *t)
                       rank_inplace(t, r));
         a.layout = t->L;
         sched_init(&R->s, &a);
-        if (coll_builders[t->kind][alg](&a, &R->s) != VC_SUCCESS) {
+        if (talg(t->kind, alg)->build(&a, &R->s) != VC_SUCCESS) {
             fail(t, "builder failed", r);
             goto out;
         }
@@ -481,7 +482,7 @@ static void test_hier_args(void)
         coll_args_set(&a, kind, 1, 5, 0, 3, VC_INT32, VC_SUM, 0);
         a.layout = &L;
         sched_init(&s, &a);
-        CU_ASSERT_EQUAL(coll_builders[kind][coll_alg_index(kind, "hier")](&a, &s),
+        CU_ASSERT_EQUAL(talg(kind, tindex(kind, "hier"))->build(&a, &s),
                         VC_ERR_ARG);
         sched_free(&s);
     }
@@ -496,36 +497,42 @@ static void test_hier_args(void)
     CU_ASSERT_EQUAL(nfail, 0);
 }
 
-/* auto picks hier only where it can pay (select.c) */
+/* auto picks hier only where it can pay (the rules table; asked as if
+   shared memory had declined, since "shm" comes first where ranks share
+   a node) */
+static int hier(const coll_layout_t *L, int kind, size_t bytes, int noncomm)
+{
+    return !strcmp(tchoose(L, kind, bytes / 8 ? bytes / 8 : 0, 8, noncomm, 1), "hier");
+}
+
 static void test_hier_select(void)
 {
     coll_layout_t L;
     int id[8];
     for (int k = 0; k <= COLL_ALLGATHER; k++)
-        CU_ASSERT(coll_alg_index(k, "hier") > 0);
-    CU_ASSERT_EQUAL(coll_alg_index(COLL_BCAST, "nonsense"), 0);
-    CU_ASSERT_EQUAL(coll_select_hier(COLL_ALLREDUCE, NULL, 8, 0), 0);
+        CU_ASSERT(tindex(k, "hier") > 0);
+    CU_ASSERT_EQUAL(tindex(COLL_BCAST, "nonsense"), 0);
     for (int r = 0; r < 8; r++)
         id[r] = r / 4;
     coll_layout_build(&L, 8, id);                  /* 2 nodes x 4, blocked */
     for (int k = 0; k <= COLL_ALLGATHER; k++)
-        CU_ASSERT_EQUAL(coll_select_hier(k, &L, 64, 0), 1);
-    CU_ASSERT_EQUAL(coll_select_hier(COLL_ALLREDUCE, &L, 64, 1), 0);   /* noncomm */
-    CU_ASSERT_EQUAL(coll_select_hier(COLL_ALLGATHER, &L, 1u << 20, 0), 0);
+        CU_ASSERT(hier(&L, k, 64, 0));
+    CU_ASSERT_FALSE(hier(&L, COLL_ALLREDUCE, 64, 1));   /* noncomm */
+    CU_ASSERT_FALSE(hier(&L, COLL_ALLGATHER, 1u << 20, 0));
     coll_layout_free(&L);
     for (int r = 0; r < 8; r++)
         id[r] = r % 2;
     coll_layout_build(&L, 8, id);                  /* round-robin */
-    CU_ASSERT_EQUAL(coll_select_hier(COLL_ALLGATHER, &L, 1u << 20, 0), 1);
+    CU_ASSERT(hier(&L, COLL_ALLGATHER, 1u << 20, 0));
     coll_layout_free(&L);
     for (int r = 0; r < 8; r++)
         id[r] = r;
     coll_layout_build(&L, 8, id);                  /* one rank per node */
-    CU_ASSERT_EQUAL(coll_select_hier(COLL_BCAST, &L, 64, 0), 0);
+    CU_ASSERT_FALSE(hier(&L, COLL_BCAST, 64, 0));
     coll_layout_free(&L);
     memset(id, 0, sizeof id);
     coll_layout_build(&L, 8, id);                  /* one node */
-    CU_ASSERT_EQUAL(coll_select_hier(COLL_BARRIER, &L, 0, 0), 0);
+    CU_ASSERT_FALSE(hier(&L, COLL_BARRIER, 0, 0));
     coll_layout_free(&L);
 }
 

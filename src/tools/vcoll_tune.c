@@ -1,0 +1,324 @@
+/*
+ * vcoll_tune -- measure every algorithm of every collective at every size
+ * on this machine, and write the winners as a rules file (doc/collectives.md,
+ * "Selection"). Run it under the launcher, in the shape the jobs will have:
+ *
+ *   mpirun -np 16 vcoll_tune [-o FILE] [-c COLL,...] [-m MIN:MAX] [-t SECONDS]
+ *
+ * Each (collective, size) measures the candidates interleaved, REPS rounds
+ * (median of the rounds), every candidate forced through vc_coll_set_alg
+ * (the supported interface: vcoll cannot be re-initialised in one process),
+ * each round timing calls separated by a barrier, as OSU does, for about
+ * the time budget allows; the slowest rank's mean counts. "auto" (the
+ * table in force) is measured beside them. Rows are written for this job's
+ * shape only (ranks, most ranks per node, nodes): other shapes, and what
+ * the file does not cover, keep the built-in rows. One progress line per
+ * collective goes to stderr on rank 0.
+ *
+ * Default FILE: the first default location ($XDG_CONFIG_HOME/vcoll/
+ * tune.rules or ~/.config/vcoll/tune.rules), which vc_init then uses
+ * without VCOLL_TUNE_FILE; set VCOLL_TUNE_FILE=builtin while tuning so an
+ * older file does not decide "auto".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "vcoll.h"
+#include "coll/rules.h"
+
+#define MAXALG 16
+#define REPS 3
+
+typedef struct {
+    const char *name;
+    int sized;          /* 0: barrier */
+} coll_t;
+
+static const coll_t colls[] = {
+    {"barrier", 0},   {"bcast", 1},   {"reduce", 1},    {"allreduce", 1},
+    {"allgather", 1}, {"gather", 1},  {"scatter", 1},   {"allgatherv", 1},
+    {"alltoall", 1},  {"reduce_scatter_block", 1},      {"reduce_scatter", 1},
+};
+#define NCOLLS (int)(sizeof colls / sizeof colls[0])
+
+static int rank, size;
+static char *sbuf, *rbuf;
+static size_t *counts, *displs;
+
+/* one call of collective c with n bytes per rank (reductions: n / 4 floats) */
+static int call(const char *c, size_t n)
+{
+    vc_comm_t w = VC_COMM_WORLD;
+    size_t f = n / 4;
+    if (!strcmp(c, "barrier"))
+        return vc_barrier(w);
+    if (!strcmp(c, "bcast"))
+        return vc_bcast(sbuf, n, VC_BYTE, 0, w);
+    if (!strcmp(c, "reduce"))
+        return vc_reduce(sbuf, rbuf, f, VC_FLOAT, VC_SUM, 0, w);
+    if (!strcmp(c, "allreduce"))
+        return vc_allreduce(sbuf, rbuf, f, VC_FLOAT, VC_SUM, w);
+    if (!strcmp(c, "allgather"))
+        return vc_allgather(sbuf, rbuf, n, VC_BYTE, w);
+    if (!strcmp(c, "gather"))
+        return vc_gather(sbuf, rbuf, n, VC_BYTE, 0, w);
+    if (!strcmp(c, "scatter"))
+        return vc_scatter(sbuf, rbuf, n, VC_BYTE, 0, w);
+    if (!strcmp(c, "alltoall"))
+        return vc_alltoall(sbuf, rbuf, n, VC_BYTE, w);
+    if (!strcmp(c, "reduce_scatter_block"))
+        return vc_reduce_scatter_block(sbuf, rbuf, f, VC_FLOAT, VC_SUM, w);
+    for (int i = 0; i < size; i++) {
+        counts[i] = !strcmp(c, "allgatherv") ? n : f;
+        displs[i] = (size_t)i * counts[i];
+    }
+    if (!strcmp(c, "allgatherv"))
+        return vc_allgatherv(sbuf, n, rbuf, counts, displs, VC_BYTE, w);
+    return vc_reduce_scatter(sbuf, rbuf, counts, VC_FLOAT, VC_SUM, w);
+}
+
+/* the slowest rank's mean time of one call, in us; every rank runs the
+   same number of calls (rank 0 decides from its own clock and tells) */
+static double measure(const char *c, size_t n, double budget)
+{
+    int rc = call(c, n) | call(c, n);    /* warm: connections, caches, segments */
+    int iters = 0;
+    double t = 0;
+    for (;;) {
+        double t0 = vc_wtime();
+        rc |= call(c, n);
+        t += vc_wtime() - t0;
+        iters++;
+        rc |= vc_barrier(VC_COMM_WORLD);
+        int more = iters < 3 || (t < budget && iters < 10000);
+        vc_bcast(&more, 1, VC_INT32, 0, VC_COMM_WORLD);
+        if (!more)
+            break;
+    }
+    double us = rc ? 1e30 : t * 1e6 / iters, worst = 0;
+    vc_allreduce(&us, &worst, 1, VC_DOUBLE, VC_MAX, VC_COMM_WORLD);
+    return worst;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ranks per node and nodes, from host names (the launcher's node) */
+static void shape(int *ppn, int *nodes)
+{
+    char me[64] = {0}, *all = calloc((size_t)size, sizeof me);
+    gethostname(me, sizeof me - 1);
+    vc_allgather(me, all, sizeof me, VC_BYTE, VC_COMM_WORLD);
+    *ppn = 0;
+    *nodes = 0;
+    for (int i = 0; i < size; i++) {
+        int first = 1, same = 0;
+        for (int j = 0; j < size; j++) {
+            if (!strcmp(all + (size_t)i * sizeof me, all + (size_t)j * sizeof me)) {
+                same++;
+                if (j < i)
+                    first = 0;
+            }
+        }
+        *nodes += first;
+        if (same > *ppn)
+            *ppn = same;
+    }
+    free(all);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mpirun -np N vcoll_tune [-o FILE] [-c COLL,...] [-m MIN:MAX] "
+               "[-t SECONDS]\n"
+               "  -o  rules file to write (default ~/.config/vcoll/tune.rules)\n"
+               "  -c  collectives to tune (default all with more than one algorithm)\n"
+               "  -m  message sizes in bytes per rank, powers of two (default 8:1048576)\n"
+               "  -t  seconds per candidate and size (default 0.02)\n");
+}
+
+int main(int argc, char **argv)
+{
+    char out[512] = "", only[512] = "";
+    size_t lo = 8, hi = 1 << 20;
+    double budget = 0.02;
+    int opt;
+    while ((opt = getopt(argc, argv, "o:c:m:t:h")) != -1) {
+        switch (opt) {
+        case 'o': snprintf(out, sizeof out, "%s", optarg); break;
+        case 'c': snprintf(only, sizeof only, ",%s,", optarg); break;
+        case 'm':
+            if (sscanf(optarg, "%zu:%zu", &lo, &hi) != 2 || !lo || lo > hi || hi > (1u << 28)) {
+                fprintf(stderr, "vcoll_tune: -m wants MIN:MAX bytes, 1 <= MIN <= MAX <= 256m\n");
+                return 2;
+            }
+            break;
+        case 't':
+            budget = atof(optarg);
+            if (!(budget > 0 && budget <= 10)) {
+                fprintf(stderr, "vcoll_tune: -t wants seconds in (0, 10]\n");
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (vc_init(&argc, &argv)) {
+        fprintf(stderr, "vcoll_tune: vc_init failed (start it under mpirun or srun)\n");
+        return 1;
+    }
+    vc_comm_rank(VC_COMM_WORLD, &rank);
+    vc_comm_size(VC_COMM_WORLD, &size);
+    if (!*out && coll_rules_default_path(0, out, sizeof out)) {
+        fprintf(stderr, "vcoll_tune: no HOME or XDG_CONFIG_HOME: give -o FILE\n");
+        vc_finalize();
+        return 2;
+    }
+    int ppn, nodes;
+    shape(&ppn, &nodes);
+    size_t per = hi * (size_t)size + 64;
+    sbuf = calloc(per, 1);
+    rbuf = calloc(per, 1);
+    counts = calloc((size_t)size, sizeof *counts);
+    displs = calloc((size_t)size, sizeof *displs);
+    if (!sbuf || !rbuf || !counts || !displs) {
+        fprintf(stderr, "vcoll_tune: rank %d: no memory for %zu-byte buffers\n", rank, per);
+        vc_abort(VC_COMM_WORLD, 1);
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *mem = open_memstream(&text, &tlen);
+    fprintf(mem, "# vcoll_tune: %d ranks, %d per node at most, %d node%s; sizes %zu..%zu B,"
+                 " %.3f s per candidate, median of %d rounds\n",
+            size, ppn, nodes, nodes > 1 ? "s" : "", lo, hi, budget, REPS);
+    double t_start = vc_wtime();
+    for (int ci = 0; ci < NCOLLS; ci++) {
+        const coll_t *c = &colls[ci];
+        char key[64];
+        snprintf(key, sizeof key, ",%s,", c->name);
+        const char *names[MAXALG + 1];
+        int na = 0;
+        while (na < MAXALG && !vc_coll_alg_name(c->name, na, &names[na]))
+            na++;
+        if (na < 2 || (*only && !strstr(only, key)))
+            continue;
+        names[na] = "auto";
+        double t0 = vc_wtime();
+        int rows = 0, prev = -1, nsz = 0;
+        size_t sz[64];
+        int win[64];
+        fprintf(mem, "# %s, us per call (slowest rank, median of %d):", c->name, REPS);
+        for (size_t n = c->sized ? lo : 0; nsz < 64; n = n ? n * 2 : 1) {
+            double t[MAXALG + 1][REPS];
+            int runs[MAXALG + 1];
+            /* reductions time n / 4 floats, the rest n bytes */
+            int red = strstr(c->name, "reduce") != NULL;
+            size_t cnt = red ? n / 4 : n;
+            for (int a = 0; a <= na; a++) {
+                const char *got = NULL;
+                if (vc_coll_set_alg(VC_COMM_WORLD, c->name, names[a]) ||
+                    vc_coll_which(VC_COMM_WORLD, c->name, cnt, red ? VC_FLOAT : VC_BYTE, &got)) {
+                    fprintf(stderr, "vcoll_tune: cannot force %s %s\n", c->name, names[a]);
+                    vc_abort(VC_COMM_WORLD, 1);
+                }
+                /* a candidate that cannot serve this call gives way to the
+                   table: measuring that would credit it with another's time */
+                runs[a] = a == na || !strcmp(got, names[a]);
+            }
+            for (int r = 0; r < REPS; r++)
+                for (int a = 0; a <= na; a++)
+                    if (runs[a]) {
+                        vc_coll_set_alg(VC_COMM_WORLD, c->name, names[a]);
+                        t[a][r] = measure(c->name, n, budget);
+                    }
+            vc_coll_set_alg(VC_COMM_WORLD, c->name, "auto");
+            int best = -1;
+            double med[MAXALG + 1];
+            fprintf(mem, "\n#   %7zu B:", n);
+            for (int a = 0; a <= na; a++) {
+                if (!runs[a])
+                    continue;
+                qsort(t[a], REPS, sizeof t[a][0], cmp_double);
+                med[a] = t[a][REPS / 2];
+                fprintf(mem, " %s %.2f", names[a], med[a]);
+                if (a < na && (best < 0 || med[a] < med[best]))
+                    best = a;
+            }
+            /* keep the smaller size's winner unless another is clearly
+               faster: noise must not make rows flap */
+            if (best >= 0 && prev >= 0 && runs[prev] && med[prev] <= 1.03 * med[best])
+                best = prev;
+            if (best < 0)
+                best = prev >= 0 ? prev : 0;
+            sz[nsz] = n;
+            win[nsz++] = best;
+            prev = best;
+            if (!c->sized || n >= hi)
+                break;
+        }
+        fprintf(mem, "\n");
+        /* one row per run of sizes with one winner: from the run's first
+           size (0 for the first run) to just before the next run's */
+        for (int i = 0; i < nsz; i++) {
+            if (i + 1 < nsz && win[i + 1] == win[i]) {
+                sz[i + 1] = sz[i];     /* the run starts where this one did */
+                continue;
+            }
+            fprintf(mem, "%s ranks=%d ppn=%d nodes=%d", c->name, size, ppn, nodes);
+            if (c->sized && nsz > 1)
+                fprintf(mem, i + 1 < nsz ? " bytes=%zu-%zu" : " bytes=%zu-",
+                        rows ? sz[i] : 0, i + 1 < nsz ? sz[i + 1] - 1 : 0);
+            fprintf(mem, " : %s\n", names[win[i]]);
+            rows++;
+        }
+        if (rank == 0)
+            fprintf(stderr, "vcoll_tune: %-21s %d rule%s, %.1f s\n", c->name, rows,
+                    rows > 1 ? "s" : "", vc_wtime() - t0);
+    }
+    fclose(mem);
+    int rc = 0;
+    if (rank == 0) {
+        /* the file must read back: a table vc_init would refuse is no result */
+        coll_rules_t chk = {0};
+        char err[640];
+        if (coll_rules_parse(&chk, text, tlen, out, 0, err, sizeof err)) {
+            fprintf(stderr, "vcoll_tune: internal error, the rules do not parse: %s\n", err);
+            rc = 1;
+        }
+        coll_rules_free(&chk);
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s", out);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = 0;
+            char *up = strrchr(dir, '/');   /* ~/.config/vcoll: ~/.config may be missing too */
+            if (up && up != dir) {
+                *up = 0;
+                mkdir(dir, 0755);
+                *up = '/';
+            }
+            mkdir(dir, 0755);
+        }
+        FILE *f = rc ? NULL : fopen(out, "w");
+        if (!rc && (!f || fwrite(text, 1, tlen, f) != tlen || fclose(f))) {
+            fprintf(stderr, "vcoll_tune: cannot write %s: %s\n", out, strerror(errno));
+            rc = 1;
+        }
+        if (!rc)
+            fprintf(stderr, "vcoll_tune: wrote %s (%.0f s); vc_init uses it %s\n", out,
+                    vc_wtime() - t_start,
+                    getenv("VCOLL_TUNE_FILE") ? "with VCOLL_TUNE_FILE pointing at it"
+                                              : "when VCOLL_TUNE_FILE is unset");
+    }
+    vc_bcast(&rc, 1, VC_INT32, 0, VC_COMM_WORLD);
+    free(text);
+    vc_finalize();
+    return rc;
+}

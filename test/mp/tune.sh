@@ -1,0 +1,62 @@
+#!/bin/bash
+# make check: selection as data under a launcher. Forced algorithms and the
+# rules table in force must be the same on every rank (else vc_init ends
+# the job naming what differs); a malformed rules file is refused at
+# vc_init with its file, line and reason; vcoll_tune writes a file that
+# vc_init takes, and collectives under it give right results.
+set -u
+pass=0 fail=0
+ok()  { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; echo "$2" | sed 's/^/    | /' | tail -12; fail=$((fail + 1)); }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 VCOLL_TUNE_FILE=builtin
+RUN=(timeout 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader)
+tmp=$(mktemp -d /tmp/vcoll-tune.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+hello=$PWD/examples/hello
+
+# rank 1 alone sets $1=$2: a wrapper, since mpirun -x sets every rank alike
+cat > "$tmp/rank1" <<'W'
+#!/bin/sh
+[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export "$VAR=$VAL"
+exec "$@"
+W
+chmod +x "$tmp/rank1"
+
+out=$(VAR=VCOLL_REDUCE_SCATTER_ALG VAL=ring "${RUN[@]}" -x VAR -x VAL -np 3 "$tmp/rank1" $hello 2>&1)
+if [ $? -ne 0 ] && grep -q "VCOLL_<COLL>_ALG must be the same on every rank, but it is reduce_scatter=ring on rank 1 and auto everywhere on rank 0" <<<"$out"; then
+    ok "VCOLL_REDUCE_SCATTER_ALG on one rank only: refused, naming it"
+else bad "forced algorithm on one rank" "$out"; fi
+
+printf 'bcast ranks=3 : scatter_allgather\n' > "$tmp/a.rules"
+out=$(VAR=VCOLL_TUNE_FILE VAL=$tmp/a.rules "${RUN[@]}" -x VAR -x VAL -np 3 "$tmp/rank1" $hello 2>&1)
+if [ $? -ne 0 ] && grep -q "the collective rules table (VCOLL_TUNE_FILE; digest) must be the same on every rank" <<<"$out"; then
+    ok "a rules file on one rank only: refused"
+else bad "rules file on one rank" "$out"; fi
+
+printf 'bcast ranks=3 : scatter_allgather\nreduce bytes=4-2 : binomial\n' > "$tmp/bad.rules"
+out=$(VCOLL_TUNE_FILE=$tmp/bad.rules "${RUN[@]}" -x VCOLL_TUNE_FILE -np 2 $hello 2>&1)
+n=$(grep -c "bad.rules:2: bytes=4-2 is not a number or range" <<<"$out")
+if [ "$n" -ge 2 ]; then ok "malformed rules file: every rank says file, line, reason"
+else bad "malformed rules file" "$out"; fi
+
+out=$(VCOLL_TUNE_FILE=optional:$tmp/none.rules "${RUN[@]}" -x VCOLL_TUNE_FILE -np 2 $hello 2>&1)
+if [ $? -eq 0 ] && grep -q "ignored, the built-in rules apply" <<<"$out"; then
+    ok "optional rules file missing: a warning, the job runs"
+else bad "optional rules file" "$out"; fi
+
+# vcoll_tune: a small run writes a file vc_init accepts
+out=$("${RUN[@]}" -np 3 ./src/tools/vcoll_tune -c barrier,allreduce,bcast -m 8:512 -t 0.001 -o "$tmp/t.rules" 2>&1)
+if [ $? -eq 0 ] && grep -q "^allreduce ranks=3 " "$tmp/t.rules" && grep -q "^barrier ranks=3 " "$tmp/t.rules" &&
+   grep -q "vcoll_tune: allreduce" <<<"$out"; then
+    ok "vcoll_tune writes rules for this job's shape ($(grep -vc '^#' "$tmp/t.rules") rules)"
+else bad "vcoll_tune" "$out$(cat "$tmp/t.rules" 2>/dev/null)"; fi
+out=$(VCOLL_TUNE_FILE=$tmp/t.rules ./src/tools/vcoll_info --algorithms 2>&1)
+if grep -q "Collective selection rules: $tmp/t.rules, then built-in" <<<"$out" && grep -q "# file line" <<<"$out"; then
+    ok "vcoll_info names the table in force"
+else bad "vcoll_info --algorithms" "$out"; fi
+out=$(VCOLL_TUNE_FILE=$tmp/t.rules "${RUN[@]}" -x VCOLL_TUNE_FILE -np 3 ./test/mp/mp_coll 2>&1)
+if [ $? -eq 0 ] && grep -q "mp_coll: OK" <<<"$out"; then ok "collectives under the tuned table"
+else bad "mp_coll under the tuned table" "$out"; fi
+
+echo "tune.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
