@@ -169,9 +169,12 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     return coll_run_v(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, req);
 }
 
-int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
-               size_t count, vc_dtype_t dt, vc_op_t op, int root,
-               const coll_vec_t *v, struct vc_request **req)
+/* shared: the shared-memory algorithms may run it. The library's own
+   collectives while it sets one of them up (a communicator split, a
+   segment's creation) must not: they would re-enter the setup. */
+static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, size_t count,
+                 vc_dtype_t dt, vc_op_t op, int root, const coll_vec_t *v,
+                 struct vc_request **req, int shared)
 {
     /* scatter(v)'s root says "in place" with rbuf; everyone else with sbuf */
     int inplace = sbuf == VC_IN_PLACE || rbuf == VC_IN_PLACE;
@@ -200,6 +203,7 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                     !commutative, ops_is_user(op));
     q.flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
                  coll_shm_eligible(comm, q.bytes);
+    q.no_shared = !shared;
     const coll_alg_t *alg = coll_choose(cc, &q);
     if (alg && (alg->props & ALG_SHARED)) {
         coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root};
@@ -365,6 +369,19 @@ int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorith
     cc->forced[kind] = a;
     memset(cc->memo[kind], 0, sizeof cc->memo[kind]);
     return VC_SUCCESS;
+}
+
+int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+               size_t count, vc_dtype_t dt, vc_op_t op, int root,
+               const coll_vec_t *v, struct vc_request **req)
+{
+    return route(kind, comm, sbuf, rbuf, count, dt, op, root, v, req, 1);
+}
+
+int coll_run_msgs(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                  size_t count, vc_dtype_t dt, vc_op_t op, int root)
+{
+    return route(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, NULL, 0);
 }
 
 /* ---- argument checking ---- */

@@ -73,6 +73,12 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
              size_t count, vc_dtype_t dt, vc_op_t op, int root,
              struct vc_request **req);
 
+/* A blocking collective by schedules only (never through shared memory):
+ * for the library's own collectives while it sets up a communicator or a
+ * segment, which the shared-memory algorithms would re-enter. */
+int coll_run_msgs(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                  size_t count, vc_dtype_t dt, vc_op_t op, int root);
+
 /* The per-rank arrays of the vector collectives (see coll_args_t). */
 typedef struct coll_vec {
     const size_t *counts, *displs, *rcounts, *rdispls;

@@ -69,7 +69,7 @@ static int ctx_agree(struct vc_comm *comm, uint32_t *out)
         uint32_t mine = from > vc_ctx.next_ctx ? from : vc_ctx.next_ctx, cand, all;
         while (ctx_held(mine))
             mine += 2;
-        int rc = coll_run(COLL_ALLREDUCE, comm, &mine, &cand, 1, VC_UINT32, VC_MAX, 0, NULL);
+        int rc = coll_run_msgs(COLL_ALLREDUCE, comm, &mine, &cand, 1, VC_UINT32, VC_MAX, 0);
         if (rc)
             return rc;
         /* the allreduce let other threads in: cand may be taken by now */
@@ -77,7 +77,7 @@ static int ctx_agree(struct vc_comm *comm, uint32_t *out)
         struct ctx_resv hold = {cand, vc_ctx.ctx_resv};
         if (ok)
             vc_ctx.ctx_resv = &hold;
-        rc = coll_run(COLL_ALLREDUCE, comm, &ok, &all, 1, VC_UINT32, VC_MIN, 0, NULL);
+        rc = coll_run_msgs(COLL_ALLREDUCE, comm, &ok, &all, 1, VC_UINT32, VC_MIN, 0);
         if (ok) {   /* unlink: other threads may have pushed above it */
             struct ctx_resv **pp = &vc_ctx.ctx_resv;
             while (*pp != &hold)
@@ -169,7 +169,7 @@ int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
     if ((rc = ctx_agree(comm, &ctx)))
         goto out;
     /* one allgather carries colors and keys: 2 x 32 bits */
-    rc = coll_run(COLL_ALLGATHER, comm, &me, all, 2, VC_UINT32, VC_SUM, 0, NULL);
+    rc = coll_run_msgs(COLL_ALLGATHER, comm, &me, all, 2, VC_UINT32, VC_SUM, 0);
     if (rc)
         goto out;
 

@@ -93,7 +93,7 @@ static int node_barrier(shm_call_t *c)
         return VC_SUCCESS;
     if (c->seg)
         return coll_shm_seg_barrier(c->seg, c->h.local);
-    return coll_run(COLL_BARRIER, c->node, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
+    return coll_run_msgs(COLL_BARRIER, c->node, NULL, NULL, 0, VC_BYTE, VC_SUM, 0);
 }
 
 static int node_bcast(shm_call_t *c, void *buf, int root)
@@ -102,7 +102,7 @@ static int node_bcast(shm_call_t *c, void *buf, int root)
         return VC_SUCCESS;
     if (c->seg)
         return coll_shm_bcast(c->seg, buf, c->count * c->o.esize, root, c->h.local);
-    return coll_run(COLL_BCAST, c->node, NULL, buf, c->count, c->o.dt, VC_SUM, root, NULL);
+    return coll_run_msgs(COLL_BCAST, c->node, NULL, buf, c->count, c->o.dt, VC_SUM, root);
 }
 
 /* reduce my node's inputs into out at local member root (-1: everyone) */
@@ -118,9 +118,9 @@ static int node_reduce(shm_call_t *c, void *out, int root)
         return coll_shm_reduce(c->seg, c->in, mine ? out : NULL, c->count, &c->o, me);
     const void *s = mine && c->in == out ? VC_IN_PLACE : c->in;
     if (root < 0)
-        return coll_run(COLL_ALLREDUCE, c->node, s, out, c->count, c->o.dt, c->o.op, 0, NULL);
-    return coll_run(COLL_REDUCE, c->node, s, mine ? out : NULL, c->count, c->o.dt, c->o.op,
-                    root, NULL);
+        return coll_run_msgs(COLL_ALLREDUCE, c->node, s, out, c->count, c->o.dt, c->o.op, 0);
+    return coll_run_msgs(COLL_REDUCE, c->node, s, mine ? out : NULL, c->count, c->o.dt, c->o.op,
+                    root);
 }
 
 /* ---- the leaders' phase: hier's flat schedule over the acting leaders ---- */

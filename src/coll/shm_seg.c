@@ -130,7 +130,7 @@ void coll_shmseg_free(struct coll_shmseg *g)
 static int agree(struct vc_comm *comm, int ok, int *all_ok)
 {
     int32_t bad = !ok, any = 0;
-    int rc = coll_run(COLL_ALLREDUCE, comm, &bad, &any, 1, VC_INT32, VC_MAX, 0, NULL);
+    int rc = coll_run_msgs(COLL_ALLREDUCE, comm, &bad, &any, 1, VC_INT32, VC_MAX, 0);
     *all_ok = !rc && !any;
     return rc;
 }
@@ -163,7 +163,7 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
         ok = fd >= 0 && ftruncate(fd, (off_t)g->bytes) == 0;
     }
-    if ((rc = coll_run(COLL_BCAST, comm, NULL, name, sizeof name, VC_BYTE, VC_SUM, 0, NULL)))
+    if ((rc = coll_run_msgs(COLL_BCAST, comm, NULL, name, sizeof name, VC_BYTE, VC_SUM, 0)))
         goto fail;
     if ((rc = agree(comm, ok, &all_ok)) || !all_ok)
         goto fail;
