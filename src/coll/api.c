@@ -145,9 +145,6 @@ const coll_alg_t *coll_cfg_forced(int kind)
 
 const coll_alg_t *coll_choose(coll_comm_t *cc, const coll_query_t *q)
 {
-    coll_memo_t *m = &cc->memo[q->kind][q->form == FORM_NONBLOCKING];
-    if (m->alg && !memcmp(&m->q, q, sizeof *q))
-        return m->alg;
     const coll_alg_t *f = cc->forced[q->kind], *a = f;
     /* a forced algorithm that cannot serve the call (a non-commutative op
        it would reorder, a form it has no schedule for, shared memory that
@@ -157,9 +154,17 @@ const coll_alg_t *coll_choose(coll_comm_t *cc, const coll_query_t *q)
     if (f && a != f)
         LOG_DEBUG("coll: %s forced to %s, which cannot serve this call: %s instead",
                   coll_kind_name(q->kind), f->name, a ? a->name : "none");
-    m->q = *q;
-    m->alg = a;
     return a;
+}
+
+/* the query of a call on comm; flags_ok asks the node's slots */
+static void query(coll_query_t *q, int kind, int form, struct vc_comm *comm,
+                  const coll_comm_t *cc, size_t count, size_t esize, size_t tcount,
+                  int noncomm, int user_op)
+{
+    coll_query_init(q, kind, form, &cc->layout, count, esize, tcount, noncomm, user_op);
+    q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
+                  coll_shm_eligible(comm, q->bytes);
 }
 
 int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
@@ -196,20 +201,27 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         return VC_ERR_NOMEM;
     /* one decision from facts every member holds alike: allgatherv's
        count is mine alone, so it selects on the total */
+    int form = req ? FORM_NONBLOCKING : FORM_BLOCKING, user = ops_is_user(op);
+    size_t tcount = kind == COLL_ALLGATHERV && v && v->counts
+                        ? coll_vec_total(v->counts, comm->size) : count;
+    coll_memo_t *m = &cc->memo[kind][form == FORM_NONBLOCKING];
+    const coll_alg_t *alg = m->alg;
     coll_query_t q;
-    coll_query_init(&q, kind, req ? FORM_NONBLOCKING : FORM_BLOCKING, &cc->layout, count,
-                    esize, kind == COLL_ALLGATHERV && v && v->counts
-                                ? coll_vec_total(v->counts, comm->size) : count,
-                    !commutative, ops_is_user(op));
-    q.flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
-                 coll_shm_eligible(comm, q.bytes);
-    q.no_shared = !shared;
-    const coll_alg_t *alg = coll_choose(cc, &q);
+    if (!shared || !alg || m->count != count || m->esize != esize || m->tcount != tcount ||
+        m->user_op != user || m->noncomm != !commutative) {
+        query(&q, kind, form, comm, cc, count, esize, tcount, !commutative, user);
+        q.no_shared = !shared;
+        alg = coll_choose(cc, &q);
+        if (shared)
+            *m = (coll_memo_t){count, esize, tcount, user, !commutative, alg};
+    }
     if (alg && (alg->props & ALG_SHARED)) {
         coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root};
         if (alg->run(&call, &rc))
             return rc;
-        q.no_shared = 1;    /* declined on every member alike */
+        /* declined (no segment here), on every member alike */
+        query(&q, kind, form, comm, cc, count, esize, tcount, !commutative, user);
+        q.no_shared = 1;
         alg = coll_choose(cc, &q);
     }
     if (!alg)
@@ -328,10 +340,8 @@ int vc_coll_which(vc_comm_t comm, const char *collective, size_t count, vc_dtype
     if (!cc)
         return VC_ERR_NOMEM;
     coll_query_t q;
-    coll_query_init(&q, kind, FORM_BLOCKING, &cc->layout, kind == COLL_BARRIER ? 0 : count,
-                    esize, count * (size_t)comm->size, 0, 0);
-    q.flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
-                 coll_shm_eligible(comm, q.bytes);
+    query(&q, kind, FORM_BLOCKING, comm, cc, kind == COLL_BARRIER ? 0 : count, esize,
+          count * (size_t)comm->size, 0, 0);
     const coll_alg_t *a = coll_choose(cc, &q);
     *name = a ? a->name : "none";
     return VC_SUCCESS;

@@ -17,11 +17,14 @@ typedef struct coll_cache {
     coll_sched_t s;
 } coll_cache_t;
 
-/* the last choice per collective and form: a repeated call repeats its
-   query, and then costs one compare instead of a walk of the rules */
+/* the last choice per collective and form, keyed by what of a call can
+   change it on this communicator (the rest of the query is the
+   communicator's): a repeated call costs a few compares, no query and no
+   walk of the rules */
 typedef struct coll_memo {
-    coll_query_t q;
-    const coll_alg_t *alg;
+    size_t count, esize, tcount;
+    int user_op, noncomm;
+    const coll_alg_t *alg;      /* NULL: nothing remembered */
 } coll_memo_t;
 
 typedef struct coll_comm {
@@ -53,7 +56,7 @@ typedef struct coll_comm {
 coll_comm_t *coll_priv(struct vc_comm *c);
 /* VCOLL_<COLL>_ALG as a descriptor (NULL = auto): each communicator's start */
 const coll_alg_t *coll_cfg_forced(int kind);
-/* the algorithm for a call (forced if usable, else the rules), memoized */
+/* the algorithm for a call: forced if usable, else the rules */
 const coll_alg_t *coll_choose(coll_comm_t *cc, const coll_query_t *q);
 /* used by comm_split.c */
 int coll_comm_register(struct vc_comm *c);
