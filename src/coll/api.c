@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_priv.h"
+#include "rules.h"
 #include "core/ctx.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
@@ -62,7 +63,7 @@ int coll_comm_init(struct vc_comm *c)
        (3 ranks here, 1 there): vc_init agreed on the flag without sending
        anything (a collective here would connect every rank to log p peers
        before the application addressed any) */
-    cc->oversub = cc->layout.oversub = vc_ctx.any_node_oversub;
+    cc->layout.oversub = vc_ctx.any_node_oversub;
     return VC_SUCCESS;
 }
 
@@ -347,13 +348,6 @@ int vc_coll_which(vc_comm_t comm, const char *collective, size_t count, vc_dtype
     return VC_SUCCESS;
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
 int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorithm)
 {
     VC_API_ENTER();
@@ -367,7 +361,7 @@ int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorith
     int bad = kind < 0 || (!a && strcmp(algorithm, "auto"));
     /* every member must force the same, or the members would run
        different schedules: agree first, then change on all or none */
-    uint64_t h = fnv(fnv(14695981039346656037ull, collective ? collective : ""), algorithm);
+    uint64_t h = coll_hash_str(coll_hash_str(0, collective ? collective : ""), algorithm);
     uint64_t mine[3] = {h, ~h, (uint64_t)bad}, all[3];
     if ((rc = coll_run(COLL_ALLREDUCE, comm, mine, all, 3, VC_UINT64, VC_MAX, 0, NULL)))
         return rc;

@@ -38,7 +38,6 @@ typedef struct coll_comm {
        tombstones so a stale handle reads COMM_FREED, not freed memory) */
     struct vc_comm **made;
     int nmade, capmade;
-    int oversub;        /* some node has more ranks than cores (agreed) */
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */
     coll_layout_t layout;   /* which members share a node (hier algorithms) */
     struct coll_shmseg *seg;    /* segment collectives (shm_seg.h), members on one node */

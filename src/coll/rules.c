@@ -27,6 +27,15 @@
 
 static const coll_range_t ANY = {0, UINT64_MAX};
 
+uint64_t coll_hash_str(uint64_t h, const char *s)
+{
+    if (!h)
+        h = 14695981039346656037ull;    /* FNV-1a 64 */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;   /* a terminator: "ab","c" != "a","bc" */
+}
+
 /* ---- parsing ---- */
 
 static int parse_num(const char *s, size_t n, int suffixes, uint64_t *out)
@@ -295,10 +304,7 @@ int coll_rules_parse(coll_rules_t *t, const char *text, size_t len, const char *
     for (int j = first; j < t->n && !builtin; j++) {
         char f[256];
         coll_rule_format(&t->rule[j], f, sizeof f);
-        uint64_t h = t->digest ? t->digest : 14695981039346656037ull;
-        for (const char *p = f; *p; p++)
-            h = (h ^ (uint8_t)*p) * 1099511628211ull;
-        t->digest = (h ^ '\n') * 1099511628211ull;
+        t->digest = coll_hash_str(t->digest, f);
     }
     return VC_SUCCESS;
 }

@@ -52,6 +52,10 @@ const coll_rule_t *coll_rules_match(const coll_rules_t *t, const coll_query_t *q
 /* one rule in the file format (no newline) */
 void coll_rule_format(const coll_rule_t *r, char *buf, size_t len);
 
+/* h extended by the string s (h = 0 starts one): the rules' digest and
+   vc_coll_set_alg's agreement on names */
+uint64_t coll_hash_str(uint64_t h, const char *s);
+
 /* The built-in table's text (rules_builtin.c). */
 extern const char coll_rules_builtin[];
 
