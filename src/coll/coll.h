@@ -12,6 +12,32 @@
 #include "core/request.h"
 #include "sched.h"
 
+/* The collective layer's state, one per library (the context holds it;
+ * the lifecycle fills it; every communicator points at it, comm->coll).
+ * What coll needs of the layers beside and below it comes in here, not
+ * through the context. */
+struct boot_info;
+struct net;
+struct ops_table;
+struct ctx_resv;
+typedef struct coll_state {
+    int rank, size;                  /* world */
+    const struct boot_info *boot;    /* the node map */
+    struct net *node_net;            /* node memory for the flag and segment
+                                        paths (node_slots, node_bytes), or NULL */
+    size_t shm_coll_max;             /* VCOLL_SHM_COLL_MAX */
+    const char (*coll_alg)[32];      /* VCOLL_<COLL>_ALG, by collective */
+    int any_node_oversub;            /* some node runs more ranks than cores
+                                        (the same on every rank) */
+    const struct ops_table *ops;     /* user reduction ops */
+    uint32_t next_ctx;               /* next free context id (even) */
+    struct ctx_resv *ctx_resv;       /* ids held by creations in flight */
+    /* every communicator made by dup/split/create_group (freed ones are
+       tombstones until the world's fini frees them all) */
+    struct vc_comm **made;
+    int nmade, capmade;
+} coll_state_t;
+
 /* Per-communicator state (schedule cache, scratch). core calls init for
  * the world communicator in vc_init and fini in vc_finalize; fini on the
  * world also releases every communicator made by dup/split. */
@@ -45,7 +71,7 @@ int coll_shmseg_eligible(const struct vc_comm *comm);
 int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **seg);
 void coll_shmseg_free(struct coll_shmseg *seg);
 size_t coll_shmseg_bytes(int p);    /* one communicator's segment, p members */
-size_t coll_shmseg_node_bytes(void);    /* all segments on my node now */
+size_t coll_shmseg_node_bytes(const coll_state_t *cs);    /* all segments on my node now */
 int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me);
 int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk,
                        int me);
@@ -87,10 +113,20 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                size_t count, vc_dtype_t dt, vc_op_t op, int root,
                const coll_vec_t *v, struct vc_request **req);
 
-/* argument checks shared by the public calls (api*.c) */
-int coll_check_common(vc_comm_t comm);             /* initialized, valid comm */
-int coll_check_buf(const void *buf, size_t count); /* VC_ERR_BUFFER: NULL, count > 0 */
-int coll_check_op(vc_dtype_t dt, vc_op_t op);      /* built-in or live user op */
+/* Communicators (comm_split.c, comm_create_group.c): collective over
+ * comm, arguments checked by the API; the new one shares comm's layers. */
+int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm);
+int coll_comm_split(struct vc_comm *comm, int color, int key, struct vc_comm **newcomm);
+int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int tag,
+                           struct vc_comm **newcomm);
+/* a freed communicator: tombstone (kept until finalize), caches dropped */
+void coll_comm_free(struct vc_comm *comm);
+
+/* Selection for the API (route.c): the algorithm a blocking call of count
+ * elements of esize bytes would take on comm; forcing one (collective:
+ * members that disagree all get VC_ERR_ARG and nothing changes). */
+int coll_which(struct vc_comm *comm, int kind, size_t count, size_t esize, const char **name);
+int coll_set_alg(struct vc_comm *comm, const char *collective, const char *algorithm);
 
 /* executor (exec.c) */
 int coll_exec_blocking(const coll_sched_t *s, void *const base[COLL_NBUF],

@@ -1,5 +1,5 @@
 /*
- * comm_create_group.c -- vc_comm_create_group: a communicator made by its
+ * comm_create_group.c -- a communicator made by its
  * members alone, so a subset of a large communicator (an MPI
  * sub-communicator met for the first time, say) needs nobody else.
  *
@@ -12,9 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll.h"
-#include "core/ctx.h"
+#include "p2p/p2p.h"
 
-int coll_make_comm(uint32_t ctx, int rank, int size, int *world, struct vc_comm **out);
+int coll_make_comm(const struct vc_comm *parent, uint32_t ctx, int rank, int size, int *world,
+                   struct vc_comm **out);
+
+/* one uint32 over comm's point-to-point traffic (ctx_off 0: the caller's
+   tag on its communicator, as MPI_Comm_create_group specifies) */
+static int xfer(struct vc_comm *comm, int send, uint32_t *v, int peer, int tag)
+{
+    struct vc_request *r;
+    int rc = send ? p2p_isend(v, sizeof *v, peer, tag, comm, 0, &r)
+                  : p2p_irecv(v, sizeof *v, peer, tag, comm, 0, &r);
+    if (rc)
+        return rc;
+    rc = p2p_wait(comm->p2p, r);
+    if (!rc && !send && r->status.bytes != sizeof *v)
+        rc = VC_ERR_TRUNCATE;
+    req_free(r);
+    return rc;
+}
 
 /* VC_SUCCESS and my index in ranks[], or why the list is unusable */
 static int check_list(const struct vc_comm *comm, int n, const int ranks[], int *me)
@@ -40,55 +57,46 @@ static int check_list(const struct vc_comm *comm, int n, const int ranks[], int 
     return rc;
 }
 
-static int agree_ctx(vc_comm_t comm, int n, const int ranks[], int me, int tag,
+static int agree_ctx(struct vc_comm *comm, int n, const int ranks[], int me, int tag,
                      uint32_t *ctx)
 {
-    uint32_t v = vc_ctx.next_ctx;
+    uint32_t v = comm->coll->next_ctx;
     int rc;
     if (me != 0) {
-        if ((rc = vc_send(&v, 1, VC_UINT32, ranks[0], tag, comm)))
+        if ((rc = xfer(comm, 1, &v, ranks[0], tag)))
             return rc;
-        return vc_recv(ctx, 1, VC_UINT32, ranks[0], tag, comm, VC_STATUS_IGNORE);
+        return xfer(comm, 0, ctx, ranks[0], tag);
     }
     uint32_t max = v;
     for (int i = 1; i < n; i++) {
-        if ((rc = vc_recv(&v, 1, VC_UINT32, ranks[i], tag, comm, VC_STATUS_IGNORE)))
+        if ((rc = xfer(comm, 0, &v, ranks[i], tag)))
             return rc;
         if (v > max)
             max = v;
     }
     for (int i = 1; i < n; i++)
-        if ((rc = vc_send(&max, 1, VC_UINT32, ranks[i], tag, comm)))
+        if ((rc = xfer(comm, 1, &max, ranks[i], tag)))
             return rc;
     *ctx = max;
     return VC_SUCCESS;
 }
 
-int vc_comm_create_group(vc_comm_t comm, int n, const int ranks[], int tag,
-                         vc_comm_t *newcomm)
+int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int tag,
+                           struct vc_comm **newcomm)
 {
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (comm_check(comm))
-        return VC_ERR_COMM;
-    if (!newcomm)
-        return VC_ERR_ARG;
-    *newcomm = VC_COMM_NULL;
-    if (tag < 0 || tag > VC_TAG_UB)
-        return VC_ERR_TAG;
     int me, rc = check_list(comm, n, ranks, &me);
     if (rc)
         return rc;
     uint32_t ctx;
     if ((rc = agree_ctx(comm, n, ranks, me, tag, &ctx)))
         return rc;
-    vc_ctx.next_ctx = ctx + 2;
+    comm->coll->next_ctx = ctx + 2;
     int *world = malloc((size_t)n * sizeof *world);
     if (!world)
         return VC_ERR_NOMEM;
     for (int i = 0; i < n; i++)
         world[i] = comm_world_rank(comm, ranks[i]);
-    rc = coll_make_comm(ctx, me, n, world, newcomm);
+    rc = coll_make_comm(comm, ctx, me, n, world, newcomm);
     if (rc)
         free(world);
     return rc;

@@ -34,10 +34,6 @@ typedef struct coll_comm {
     coll_memo_t memo[COLL_NKINDS][2];
     void *scratch;
     size_t scratch_len;
-    /* world only: every communicator made by dup/split (freed ones stay as
-       tombstones so a stale handle reads COMM_FREED, not freed memory) */
-    struct vc_comm **made;
-    int nmade, capmade;
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */
     coll_layout_t layout;   /* which members share a node (hier algorithms) */
     struct coll_shmseg *seg;    /* segment collectives (shm_seg.h), members on one node */
@@ -54,7 +50,7 @@ typedef struct coll_comm {
 /* the state of c, made on first use (no communication) */
 coll_comm_t *coll_priv(struct vc_comm *c);
 /* VCOLL_<COLL>_ALG as a descriptor (NULL = auto): each communicator's start */
-const coll_alg_t *coll_cfg_forced(int kind);
+const coll_alg_t *coll_cfg_forced(const coll_state_t *cs, int kind);
 /* the algorithm for a call: forced if usable, else the rules */
 const coll_alg_t *coll_choose(coll_comm_t *cc, const coll_query_t *q);
 /* used by comm_split.c */

@@ -1,7 +1,8 @@
 /*
- * comm_split.c -- vc_comm_dup, vc_comm_split, vc_comm_free.
+ * comm_split.c -- communicator dup, split and free (the API validates
+ * and locks; src/api/comm.c).
  *
- * Context ids: every process keeps vc_ctx.next_ctx (even; all ids below it
+ * Context ids: every process keeps next_ctx (coll_state_t) (even; all ids below it
  * are in use or retired locally). Creating a communicator takes the maximum
  * over the parent of each member's lowest free id, so the id is free on
  * every member; everyone in the parent then moves next_ctx past it. Ids only
@@ -26,16 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_priv.h"
-#include "core/ctx.h"
 
 /* also used by comm_create_group.c; takes ownership of world on success */
-int coll_make_comm(uint32_t ctx, int rank, int size, int *world, struct vc_comm **out)
+int coll_make_comm(const struct vc_comm *parent, uint32_t ctx, int rank, int size, int *world,
+                   struct vc_comm **out)
 {
     struct vc_comm *c = calloc(1, sizeof *c);
     int rc;
     if (!c)
         return VC_ERR_NOMEM;
     c->magic = COMM_MAGIC;
+    c->p2p = parent->p2p;
+    c->coll = parent->coll;
     c->ctx = ctx;
     c->rank = rank;
     c->size = size;
@@ -54,9 +57,9 @@ struct ctx_resv {
     struct ctx_resv *next;
 };
 
-static int ctx_held(uint32_t id)
+static int ctx_held(const coll_state_t *cs, uint32_t id)
 {
-    for (const struct ctx_resv *r = vc_ctx.ctx_resv; r; r = r->next)
+    for (const struct ctx_resv *r = cs->ctx_resv; r; r = r->next)
         if (r->id == id)
             return 1;
     return 0;
@@ -64,22 +67,23 @@ static int ctx_held(uint32_t id)
 
 static int ctx_agree(struct vc_comm *comm, uint32_t *out)
 {
+    coll_state_t *cs = comm->coll;
     uint32_t from = 0;
     for (;;) {
-        uint32_t mine = from > vc_ctx.next_ctx ? from : vc_ctx.next_ctx, cand, all;
-        while (ctx_held(mine))
+        uint32_t mine = from > cs->next_ctx ? from : cs->next_ctx, cand, all;
+        while (ctx_held(cs, mine))
             mine += 2;
         int rc = coll_run_msgs(COLL_ALLREDUCE, comm, &mine, &cand, 1, VC_UINT32, VC_MAX, 0);
         if (rc)
             return rc;
         /* the allreduce let other threads in: cand may be taken by now */
-        uint32_t ok = cand >= vc_ctx.next_ctx && !ctx_held(cand);
-        struct ctx_resv hold = {cand, vc_ctx.ctx_resv};
+        uint32_t ok = cand >= cs->next_ctx && !ctx_held(cs, cand);
+        struct ctx_resv hold = {cand, cs->ctx_resv};
         if (ok)
-            vc_ctx.ctx_resv = &hold;
+            cs->ctx_resv = &hold;
         rc = coll_run_msgs(COLL_ALLREDUCE, comm, &ok, &all, 1, VC_UINT32, VC_MIN, 0);
         if (ok) {   /* unlink: other threads may have pushed above it */
-            struct ctx_resv **pp = &vc_ctx.ctx_resv;
+            struct ctx_resv **pp = &cs->ctx_resv;
             while (*pp != &hold)
                 pp = &(*pp)->next;
             *pp = hold.next;
@@ -87,8 +91,8 @@ static int ctx_agree(struct vc_comm *comm, uint32_t *out)
         if (rc)
             return rc;
         if (all) {
-            if (cand + 2 > vc_ctx.next_ctx)
-                vc_ctx.next_ctx = cand + 2;
+            if (cand + 2 > cs->next_ctx)
+                cs->next_ctx = cand + 2;
             *out = cand;
             return VC_SUCCESS;
         }
@@ -96,16 +100,8 @@ static int ctx_agree(struct vc_comm *comm, uint32_t *out)
     }
 }
 
-int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
+int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm)
 {
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (comm_check(comm))
-        return VC_ERR_COMM;
-    if (!newcomm)
-        return VC_ERR_ARG;
-    *newcomm = VC_COMM_NULL;
-
     uint32_t ctx;
     int rc = ctx_agree(comm, &ctx);
     if (rc)
@@ -118,7 +114,7 @@ int vc_comm_dup(vc_comm_t comm, vc_comm_t *newcomm)
             return VC_ERR_NOMEM;
         memcpy(world, comm->world, (size_t)comm->size * sizeof *world);
     }
-    rc = coll_make_comm(ctx, comm->rank, comm->size, world, newcomm);
+    rc = coll_make_comm(comm, ctx, comm->rank, comm->size, world, newcomm);
     if (rc)
         free(world);
     return rc;
@@ -139,7 +135,7 @@ int coll_comm_node(struct vc_comm *comm, const coll_layout_t *L, struct vc_comm 
         return VC_ERR_NOMEM;
     for (int i = 0; i < n; i++)
         world[i] = comm_world_rank(comm, mates[i]);
-    rc = coll_make_comm(ctx, L->local[comm->rank], n, world, out);
+    rc = coll_make_comm(comm, ctx, L->local[comm->rank], n, world, out);
     if (rc)
         free(world);
     return rc;
@@ -147,16 +143,8 @@ int coll_comm_node(struct vc_comm *comm, const coll_layout_t *L, struct vc_comm 
 
 typedef struct { int32_t color, key; } split_ent_t;
 
-int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
+int coll_comm_split(struct vc_comm *comm, int color, int key, struct vc_comm **newcomm)
 {
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (comm_check(comm))
-        return VC_ERR_COMM;
-    if (!newcomm)
-        return VC_ERR_ARG;
-    *newcomm = VC_COMM_NULL;
-
     int p = comm->size;
     split_ent_t me = {color, key};
     split_ent_t *all = malloc((size_t)p * sizeof *all);
@@ -204,7 +192,7 @@ int vc_comm_split(vc_comm_t comm, int color, int key, vc_comm_t *newcomm)
         if (mem[i].rank == comm->rank)
             myrank = i;
     }
-    rc = coll_make_comm(ctx, myrank, n, world, newcomm);
+    rc = coll_make_comm(comm, ctx, myrank, n, world, newcomm);
     if (rc)
         free(world);
 out:
@@ -213,16 +201,8 @@ out:
     return rc;
 }
 
-int vc_comm_free(vc_comm_t *comm)
+void coll_comm_free(struct vc_comm *comm)
 {
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (!comm)
-        return VC_ERR_ARG;
-    if (comm_check(*comm) || *comm == VC_COMM_WORLD)
-        return VC_ERR_COMM;
-    (*comm)->magic = COMM_FREED;
-    coll_comm_release_cache(*comm);
-    *comm = VC_COMM_NULL;
-    return VC_SUCCESS;
+    comm->magic = COMM_FREED;
+    coll_comm_release_cache(comm);
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 #include "coll.h"
 #include "p2p/p2p.h"
-#include "p2p/p2p_state.h"
+#include "progress/progress.h"
 #include "dtype/dtype.h"
 
 #define EXEC_STACK_REQS 16
@@ -107,7 +107,7 @@ int coll_exec_blocking(const coll_sched_t *s, void *const base_in[COLL_NBUF],
         int n = 0;
         err = post_round(s, base, rd, comm, tag, req, &n, 1);
         if (n) {
-            p2p_waitall(n, req);
+            p2p_waitall(comm->p2p, n, req);
             int e = reap(req, n);
             if (!err)
                 err = e;
@@ -132,7 +132,7 @@ static void exec_release(struct vc_request *r)
        unfinished sub-requests out of the p2p queues before freeing them */
     for (int i = 0; i < x->nreq; i++) {
         if (!x->req[i]->done)
-            p2p_cancel(x->req[i]);
+            p2p_cancel(x->comm->p2p, x->req[i]);
         req_free(x->req[i]);
     }
     if (x->req != x->req_inline)
@@ -149,7 +149,7 @@ static void exec_watch(struct vc_request *r)
     coll_exec_t *x = r->coll;
     for (int i = 0; x && i < x->nreq; i++)
         if (!x->req[i]->done)
-            vc_peer_probe(x->req[i]->world_peer);
+            prog_peer_probe(p2p_prog(x->comm->p2p), x->req[i]->world_peer);
 }
 
 static int exec_advance(struct vc_request *r)
@@ -161,7 +161,7 @@ static int exec_advance(struct vc_request *r)
     for (;;) {
         if (x->nreq) {
             for (int i = 0; i < x->nreq; i++)
-                if (!x->req[i]->done && !p2p_fail_if_dead(x->req[i]))
+                if (!x->req[i]->done && !p2p_fail_if_dead(x->comm->p2p, x->req[i]))
                     goto out;
             int e = reap(x->req, x->nreq);
             x->nreq = 0;
@@ -197,7 +197,7 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
                     struct vc_comm *comm, int tag, struct vc_request **out)
 {
     coll_exec_t *x = calloc(1, sizeof *x);
-    struct vc_request *r = x ? req_alloc(REQ_COLL) : NULL;
+    struct vc_request *r = x ? p2p_req_alloc(comm->p2p, REQ_COLL) : NULL;
     if (!r) {
         free(x);
         sched_free(s);
@@ -236,7 +236,7 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
        this rank does not call into the library for a while */
     exec_advance(r);
     if (!r->done)
-        vc_coll_activate(r);
+        p2p_coll_activate(comm->p2p, r);
     *out = r;
     return VC_SUCCESS;
 }

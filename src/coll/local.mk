@@ -1,10 +1,11 @@
 # src/coll: collectives as schedules (sched.h), one file per algorithm,
-# selection table, executor, public calls, communicator dup/split/free.
+# selection (registry, rules), the one route, executor, communicator
+# dup/split/free (the public calls are src/api's).
 libvcoll_int_la_SOURCES += \
 	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
 	src/coll/registry.h src/coll/registry.c src/coll/select.c \
 	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h \
-	src/coll/setup.c src/coll/api.c src/coll/comm_split.c \
+	src/coll/setup.c src/coll/route.c src/coll/comm_split.c \
 	src/coll/barrier_dissemination.c src/coll/barrier_linear.c \
 	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \
 	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \
@@ -14,8 +15,7 @@ libvcoll_int_la_SOURCES += \
 	src/coll/gather_binomial.c src/coll/gather_linear.c src/coll/gatherv_linear.c \
 	src/coll/scatter_binomial.c src/coll/scatter_linear.c src/coll/scatterv_linear.c \
 	src/coll/allgatherv_ring.c src/coll/allgatherv_recursive_doubling.c \
-	src/coll/api_gather.c \
-	src/coll/api_alltoall.c src/coll/alltoall_bruck.c src/coll/alltoall_pairwise.c \
+	src/coll/alltoall_bruck.c src/coll/alltoall_pairwise.c \
 	src/coll/alltoallv_pairwise.c src/coll/reduce_scatter_recursive_halving.c \
 	src/coll/reduce_scatter_pairwise.c src/coll/reduce_scatter_ring.c \
 	src/coll/scan_recursive_doubling.c src/coll/exscan_recursive_doubling.c \

@@ -22,7 +22,8 @@
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
-#include "core/ctx.h"
+#include "progress/progress.h"
+#include "boot/boot.h"
 #include "core/comm.h"
 #include "net/net.h"
 #include "dtype/dtype.h"
@@ -33,18 +34,22 @@ typedef struct shm_slot {
     uint8_t data[NET_SHM_SLOT_BYTES - 8];
 } shm_slot_t;
 
+/* The slots are per world rank, and only one communicator's calls may
+   count through them: the world's (context id 0, no other has it). */
 int coll_shm_eligible(const struct vc_comm *comm, size_t bytes)
 {
-    const struct vc_ctx *c = &vc_ctx;
-    return comm == VC_COMM_WORLD && c->shm && c->size > 1 && c->boot.local_size == c->size &&
-           bytes <= sizeof(((shm_slot_t *)0)->data);
+    const coll_state_t *cs = comm->coll;
+    return comm->ctx == 0 && cs->node_net && cs->size > 1 &&
+           cs->boot->local_size == cs->size && bytes <= sizeof(((shm_slot_t *)0)->data);
 }
 
 /* Publish my contribution for call `seq` and wait for everyone's. */
-static int exchange(const void *in, size_t bytes, uint64_t seq, shm_slot_t **all)
+static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, uint64_t seq,
+                    shm_slot_t **all)
 {
-    shm_slot_t *slots = vc_ctx.shm->ops->node_slots(vc_ctx.shm);
-    int me = vc_ctx.rank, n = vc_ctx.size, par = (int)(seq & 1);
+    const coll_state_t *cs = comm->coll;
+    shm_slot_t *slots = cs->node_net->ops->node_slots(cs->node_net);
+    int me = cs->rank, n = cs->size, par = (int)(seq & 1);
     shm_slot_t *mine = &slots[me * NET_SHM_SLOTS + par];
     if (bytes)
         memcpy(mine->data, in, bytes);
@@ -54,7 +59,7 @@ static int exchange(const void *in, size_t bytes, uint64_t seq, shm_slot_t **all
         unsigned idle = 0;
         double next_check = 0;
         while (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) < seq) {
-            int rc = vc_wait_step(VC_COMM_WORLD, &idle, &next_check);
+            int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check);
             if (rc)
                 return rc;
         }
@@ -63,18 +68,18 @@ static int exchange(const void *in, size_t bytes, uint64_t seq, shm_slot_t **all
     return VC_SUCCESS;
 }
 
-static int flags_barrier(uint64_t *seq)
+static int flags_barrier(const struct vc_comm *comm, uint64_t *seq)
 {
     shm_slot_t *all;
-    return exchange(NULL, 0, ++*seq, &all);
+    return exchange(comm, NULL, 0, ++*seq, &all);
 }
 
-static int flags_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
+static int flags_allreduce(const struct vc_comm *comm, const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
                            vc_op_t op, uint64_t *seq)
 {
     size_t bytes = count * dtype_size(dt);
     shm_slot_t *all;
-    int rc = exchange(sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++*seq, &all);
+    int rc = exchange(comm, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++*seq, &all);
     if (rc || !bytes)
         return rc;
     /* rank 0's data op rank 1's op ... : the same tree on every rank */
@@ -82,7 +87,7 @@ static int flags_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_
        access it as typed elements */
     uint8_t acc[sizeof all->data] __attribute__((aligned(16)));
     memcpy(acc, all[0].data, bytes);
-    for (int r = 1; r < vc_ctx.size; r++)
+    for (int r = 1; r < comm->size; r++)
         dtype_reduce3(acc, acc, all[r * NET_SHM_SLOTS].data, count, dt, op);
     memcpy(rbuf, acc, bytes);
     return VC_SUCCESS;
@@ -101,8 +106,8 @@ int coll_flags_run(const coll_call_t *c, int *rc)
     if (!cc)
         return (*rc = VC_ERR_NOMEM), 1;
     if (c->kind == COLL_BARRIER)
-        *rc = flags_barrier(&cc->shm_seq);
+        *rc = flags_barrier(c->comm, &cc->shm_seq);
     else
-        *rc = flags_allreduce(c->sbuf, c->rbuf, c->count, c->dt, c->op, &cc->shm_seq);
+        *rc = flags_allreduce(c->comm, c->sbuf, c->rbuf, c->count, c->dt, c->op, &cc->shm_seq);
     return 1;
 }

@@ -32,7 +32,7 @@
 #include "comm_priv.h"
 #include "hier.h"
 #include "shm_run.h"
-#include "core/ctx.h"
+#include "core/ops.h"
 #include "core/log.h"
 #include "core/ops.h"
 #include "dtype/dtype.h"
@@ -250,7 +250,7 @@ int coll_shm_run(const coll_call_t *call, int *rc)
     c.o.dt = call->dt;
     c.o.op = call->op;
     c.o.esize = kind == COLL_BARRIER ? 1 : dtype_size(call->dt);
-    if (ops_is_user(call->op) && (*rc = ops_lookup(call->op, &c.o.ufn, &commutative)))
+    if (ops_is_user(call->op) && (*rc = ops_lookup(comm->coll->ops, call->op, &c.o.ufn, &commutative)))
         return 1;
     /* collective over comm, the same on every member */
     if ((*rc = node_of(comm, cc, &c.node)) || (*rc = seg_of(c.node, &c.seg)))

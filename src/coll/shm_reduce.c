@@ -36,6 +36,7 @@
 #include <string.h>
 #include "coll.h"
 #include "p2p/p2p.h"
+#include "progress/progress.h"
 #include "shm_seg.h"
 
 #define RED_W 2     /* ring slots per window; divides SEG_DEPTH */
@@ -179,7 +180,7 @@ int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t cou
             idle = 0;
             continue;
         }
-        if ((rc = vc_wait_step(g->comm, &idle, &next_check)))
+        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check)))
             return rc;
     }
     for (int s = 0; s < g->p; s++)

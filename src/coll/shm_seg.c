@@ -39,7 +39,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "coll.h"
-#include "core/ctx.h"
+#include "progress/progress.h"
+#include "boot/boot.h"
 #include "core/log.h"
 #include "net/net.h"
 #include "p2p/p2p.h"
@@ -73,13 +74,13 @@ int coll_seg_slot_free(struct coll_shmseg *g, int me, uint64_t k)
 
 int coll_shmseg_eligible(const struct vc_comm *comm)
 {
-    const struct vc_ctx *c = &vc_ctx;
-    if (!c->shm || comm->size < 2 || !c->boot.node_of)
+    const coll_state_t *cs = comm->coll;
+    if (!cs->node_net || comm->size < 2 || !cs->boot->node_of)
         return 0;
     /* every member sees every other as local exactly when all share a
        node, so the answer is the same on all of them */
     for (int r = 0; r < comm->size; r++)
-        if (c->boot.node_of[comm_world_rank(comm, r)] != c->boot.node_id)
+        if (cs->boot->node_of[comm_world_rank(comm, r)] != cs->boot->node_id)
             return 0;
     return 1;
 }
@@ -88,29 +89,29 @@ int coll_shmseg_eligible(const struct vc_comm *comm)
    node's total (in the node's own shared segment, so every process of the
    job on the node sees one number) and gives up when they would not fit */
 /* the node's byte count, through the transport interface */
-static uint64_t *node_bytes(void)
+static uint64_t *node_bytes(const coll_state_t *cs)
 {
-    net_t *n = vc_ctx.shm;
+    net_t *n = cs->node_net;
     return n && n->ops->node_bytes ? n->ops->node_bytes(n) : NULL;
 }
 
-static int node_reserve(size_t bytes)
+static int node_reserve(const coll_state_t *cs, size_t bytes)
 {
-    uint64_t *tot = node_bytes();
+    uint64_t *tot = node_bytes(cs);
     uint64_t cur = tot ? __atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
     if (!tot)
         return 0;
     do {
-        if (cur + bytes > vc_ctx.cfg.shm_coll_max)
+        if (cur + bytes > cs->shm_coll_max)
             return 0;
     } while (!__atomic_compare_exchange_n(tot, &cur, cur + bytes, 0, __ATOMIC_ACQ_REL,
                                           __ATOMIC_RELAXED));
     return 1;
 }
 
-size_t coll_shmseg_node_bytes(void)
+size_t coll_shmseg_node_bytes(const coll_state_t *cs)
 {
-    uint64_t *tot = node_bytes();
+    uint64_t *tot = node_bytes(cs);
     return tot ? (size_t)__atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
 }
 
@@ -118,8 +119,8 @@ void coll_shmseg_free(struct coll_shmseg *g)
 {
     if (!g)
         return;
-    if (g->accounted && node_bytes())
-        __atomic_sub_fetch(node_bytes(), (uint64_t)g->bytes, __ATOMIC_ACQ_REL);
+    if (g->accounted && node_bytes(g->comm->coll))
+        __atomic_sub_fetch(node_bytes(g->comm->coll), (uint64_t)g->bytes, __ATOMIC_ACQ_REL);
     if (g->base)
         munmap(g->base, g->bytes);
     free(g->seq);
@@ -152,10 +153,10 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
         g->seq = calloc((size_t)g->p, sizeof *g->seq);
     }
     ok = g && g->seq;
-    if (comm->rank == 0 && ok && !(ok = g->accounted = node_reserve(g->bytes)))
+    if (comm->rank == 0 && ok && !(ok = g->accounted = node_reserve(comm->coll, g->bytes)))
         LOG_INFO("coll: a %zu-byte segment for comm ctx %u would pass VCOLL_SHM_COLL_MAX "
                  "(%zu bytes on this node, %zu in use)", g->bytes, comm->ctx,
-                 vc_ctx.cfg.shm_coll_max, coll_shmseg_node_bytes());
+                 comm->coll->shm_coll_max, coll_shmseg_node_bytes(comm->coll));
     if (comm->rank == 0 && ok) {
         /* unique on the node: my pid and the communicator's context */
         snprintf(name, sizeof name, "/vcoll-cseg-%ld-%u", (long)getpid(), comm->ctx);
@@ -180,7 +181,7 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
     close(fd);
     LOG_DEBUG("coll: shared segment of %zu bytes for comm ctx %u (size %d); node total "
               "%zu of VCOLL_SHM_COLL_MAX %zu", g->bytes, comm->ctx, comm->size,
-              coll_shmseg_node_bytes(), vc_ctx.cfg.shm_coll_max);
+              coll_shmseg_node_bytes(comm->coll), comm->coll->shm_coll_max);
     *out = g;
     return VC_SUCCESS;
 fail:
@@ -244,7 +245,7 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
             idle = 0;
             continue;
         }
-        if ((rc = vc_wait_step(g->comm, &idle, &next_check)))
+        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check)))
             break;
     }
     if (!rc)
@@ -307,7 +308,7 @@ int coll_shm_seg_barrier(struct coll_shmseg *g, int me)
     seg_store(seg_bar(g, me), b);
     for (int s = 0; s < g->p; s++)
         while (seg_load(seg_bar(g, s)) < b) {
-            int rc = vc_wait_step(g->comm, &idle, &next_check);
+            int rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check);
             if (rc)
                 return rc;
         }

@@ -20,6 +20,10 @@ struct vc_comm {
     int *world;            /* world rank of each comm rank; NULL = identity (world) */
     uint32_t coll_seq;     /* collective sequence number: tags for coll traffic */
     void *coll_priv;       /* collective layer's per-comm data (scratch, tables) */
+    /* the layers' state its calls run on (the library's; set by the
+       lifecycle on the world, copied to every communicator made from it) */
+    struct p2p_state *p2p;
+    struct coll_state *coll;
 };
 
 static inline int comm_world_rank(const struct vc_comm *c, int r)

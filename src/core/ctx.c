@@ -1,6 +1,5 @@
-/* ctx.c -- the library's state: one object, defined in the layer every
- * other one builds on. */
+/* ctx.c -- the library's state: one object, which only the API and the
+ * lifecycle touch (ctx.h). */
 #include "ctx.h"
 
-struct vc_ctx vc_ctx = {.rank = -1, .dead_peer = -1,
-                        .lock = PTHREAD_MUTEX_INITIALIZER};
+struct vc_ctx ctx_lib = {.rank = -1, .lock = PTHREAD_MUTEX_INITIALIZER};

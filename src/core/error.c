@@ -1,7 +1,9 @@
-/* error.c -- a sentence for every error code. */
+/* error.c -- a sentence for every error code (vc_strerror's, and the
+ * library's own messages'). */
 #include "vcoll.h"
+#include "error.h"
 
-const char *vc_strerror(int err)
+const char *core_strerror(int err)
 {
     switch (err) {
     case VC_SUCCESS: return "success";

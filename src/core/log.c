@@ -4,19 +4,36 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "log.h"
-#include "ctx.h"
 
 static const char *const level_name[] = {"error", "warning", "info", "debug"};
 
-void vc_log(int level, const char *fmt, ...)
+/* Who is speaking and what is shown: process-wide, like stderr itself.
+   Before vc_init (and after a failed one) the rank is unknown and errors
+   and warnings still show. */
+static struct {
+    int rank, size;
+    int level;
+} who = {-1, 0, CFG_LOG_WARN};
+
+void log_setup(int rank, int size, int level)
 {
-    /* before vc_init the level is unknown: errors and warnings still show */
-    int max = vc_ctx.initialized || vc_ctx.cfg.log_level ? vc_ctx.cfg.log_level : CFG_LOG_WARN;
-    if (level > max)
+    who.rank = rank;
+    who.size = size;
+    who.level = level;
+}
+
+int log_level(void)
+{
+    return who.level;
+}
+
+void core_log(int level, const char *fmt, ...)
+{
+    if (level > who.level)
         return;
     char line[1024];
     int n = snprintf(line, sizeof line, "vcoll[rank %d/%d pid %d] %s: ",
-                     vc_ctx.rank, vc_ctx.size, (int)getpid(), level_name[level]);
+                     who.rank, who.size, (int)getpid(), level_name[level]);
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)

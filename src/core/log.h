@@ -4,10 +4,13 @@
 
 #include "config.h"
 
-void vc_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#define LOG_ERR(...)   vc_log(CFG_LOG_ERROR, __VA_ARGS__)
-#define LOG_WARN(...)  vc_log(CFG_LOG_WARN, __VA_ARGS__)
-#define LOG_INFO(...)  vc_log(CFG_LOG_INFO, __VA_ARGS__)
-#define LOG_DEBUG(...) vc_log(CFG_LOG_DEBUG, __VA_ARGS__)
+/* the rank, size and VCOLL_LOG level of this process (the lifecycle) */
+void log_setup(int rank, int size, int level);
+int log_level(void);
+void core_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define LOG_ERR(...)   core_log(CFG_LOG_ERROR, __VA_ARGS__)
+#define LOG_WARN(...)  core_log(CFG_LOG_WARN, __VA_ARGS__)
+#define LOG_INFO(...)  core_log(CFG_LOG_INFO, __VA_ARGS__)
+#define LOG_DEBUG(...) core_log(CFG_LOG_DEBUG, __VA_ARGS__)
 
 #endif

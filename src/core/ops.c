@@ -1,21 +1,21 @@
 /*
- * ops.c -- vc_op_create / vc_op_free and the lookup the collectives use.
+ * ops.c -- the user reduction op table: create, free, and the lookup the
+ * collectives use (the public vc_op_* calls are the API's: src/api/ops.c).
  *
  * The value handed out is OP_USER_BASE + slot + OP_USER_SLOTS * gen, so a
  * stale handle (freed, slot reused) no longer matches its slot's generation
  * and is refused with VC_ERR_OP instead of calling someone else's function.
  */
 #include <limits.h>
-#include "ctx.h"
 #include "ops.h"
 
-int ops_lookup(vc_op_t op, const ops_user_t **u, int *commutative)
+int ops_lookup(const ops_table_t *t, vc_op_t op, const ops_user_t **u, int *commutative)
 {
     if (!ops_is_user(op))
         return VC_ERR_OP;
     unsigned v = (unsigned)op - OP_USER_BASE;
     unsigned slot = v % OP_USER_SLOTS, gen = v / OP_USER_SLOTS;
-    const ops_slot_t *s = &vc_ctx.user_ops[slot];
+    const ops_slot_t *s = &t->slot[slot];
     if ((!s->u.fn && !s->u.cfn) || s->gen != gen)
         return VC_ERR_OP;
     if (u)
@@ -25,11 +25,11 @@ int ops_lookup(vc_op_t op, const ops_user_t **u, int *commutative)
     return VC_SUCCESS;
 }
 
-static int create(vc_user_fn *fn, vc_user_ctx_fn *cfn, void *ctx, int commutative,
-                  vc_op_t *op)
+int ops_create(ops_table_t *t, vc_user_fn *fn, vc_user_ctx_fn *cfn, void *ctx,
+               int commutative, vc_op_t *op)
 {
     for (unsigned i = 0; i < OP_USER_SLOTS; i++) {
-        ops_slot_t *s = &vc_ctx.user_ops[i];
+        ops_slot_t *s = &t->slot[i];
         if (s->u.fn || s->u.cfn)
             continue;
         /* keep the encoded value inside an int */
@@ -45,34 +45,12 @@ static int create(vc_user_fn *fn, vc_user_ctx_fn *cfn, void *ctx, int commutativ
     return VC_ERR_NOMEM;    /* OP_USER_SLOTS live user ops */
 }
 
-int vc_op_create(vc_user_fn *fn, int commutative, vc_op_t *op)
+int ops_free(ops_table_t *t, vc_op_t *op)
 {
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (!fn || !op)
-        return VC_ERR_ARG;
-    return create(fn, NULL, NULL, commutative, op);
-}
-
-int vc_op_create_ctx(vc_user_ctx_fn *fn, void *ctx, int commutative, vc_op_t *op)
-{
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (!fn || !op)
-        return VC_ERR_ARG;
-    return create(NULL, fn, ctx, commutative, op);
-}
-
-int vc_op_free(vc_op_t *op)
-{
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (!op)
-        return VC_ERR_ARG;
-    if (ops_lookup(*op, NULL, NULL))
+    if (ops_lookup(t, *op, NULL, NULL))
         return VC_ERR_OP;
     unsigned v = (unsigned)*op - OP_USER_BASE;
-    ops_slot_t *s = &vc_ctx.user_ops[v % OP_USER_SLOTS];
+    ops_slot_t *s = &t->slot[v % OP_USER_SLOTS];
     s->u.fn = NULL;
     s->u.cfn = NULL;
     s->u.ctx = NULL;

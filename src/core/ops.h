@@ -1,6 +1,6 @@
 /*
  * ops.h -- user reduction ops (vc_op_create). A user op is a vc_op_t value
- * at or past OP_USER_BASE that indexes a slot of vc_ctx.user_ops; the slot
+ * at or past OP_USER_BASE that indexes a slot of an ops_table_t; the slot
  * keeps a generation so a freed op's value stays invalid if the slot is
  * reused (the value encodes both).
  */
@@ -26,6 +26,11 @@ typedef struct ops_slot {
     unsigned gen;
 } ops_slot_t;
 
+/* the table (the context holds it) */
+typedef struct ops_table {
+    ops_slot_t slot[OP_USER_SLOTS];
+} ops_table_t;
+
 static inline int ops_is_user(vc_op_t op) { return (int)op >= OP_USER_BASE; }
 
 /* inout = in op inout over count elements */
@@ -40,6 +45,12 @@ static inline void ops_call(const ops_user_t *u, const void *in, void *inout, si
 
 /* the function and commutativity of a live user op; VC_ERR_OP if op is
    not one. *u stays valid while the op lives. */
-int ops_lookup(vc_op_t op, const ops_user_t **u, int *commutative);
+int ops_lookup(const ops_table_t *t, vc_op_t op, const ops_user_t **u, int *commutative);
+/* a free slot for fn (or cfn with its ctx): VC_ERR_NOMEM when all
+   OP_USER_SLOTS are taken */
+int ops_create(ops_table_t *t, vc_user_fn *fn, vc_user_ctx_fn *cfn, void *ctx,
+               int commutative, vc_op_t *op);
+/* release a live op (*op then invalid); VC_ERR_OP if it is not one */
+int ops_free(ops_table_t *t, vc_op_t *op);
 
 #endif

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "request.h"
-#include "ctx.h"
 
 #define SLAB 256
 
@@ -38,9 +37,8 @@ static int grow(req_pool_t *pool)
     return 0;
 }
 
-struct vc_request *req_alloc(int kind)
+struct vc_request *req_alloc(req_pool_t *pool, int kind)
 {
-    req_pool_t *pool = &vc_ctx.reqs;
     if (!pool->free && grow(pool))
         return NULL;
     struct vc_request *r = pool->free;
@@ -49,6 +47,7 @@ struct vc_request *req_alloc(int kind)
     memset(r, 0, sizeof *r);
     r->idx = idx;
     r->gen = gen;
+    r->pool = pool;
     r->magic = REQ_MAGIC;
     r->kind = kind;
     return r;
@@ -56,7 +55,7 @@ struct vc_request *req_alloc(int kind)
 
 void req_free(struct vc_request *r)
 {
-    req_pool_t *pool = &vc_ctx.reqs;
+    req_pool_t *pool = r->pool;
     if (r->release)
         r->release(r);
     r->magic = 0;
@@ -70,9 +69,8 @@ int req_valid(const struct vc_request *r)
     return r && r->magic == REQ_MAGIC;
 }
 
-struct vc_request *req_from_handle(uint64_t h, int kind)
+struct vc_request *req_from_handle(const req_pool_t *pool, uint64_t h, int kind)
 {
-    req_pool_t *pool = &vc_ctx.reqs;
     uint32_t idx = (uint32_t)h, gen = (uint32_t)(h >> 32);
     if (idx / SLAB >= pool->nslabs)
         return NULL;
@@ -102,9 +100,8 @@ int req_check_array(int n, struct vc_request *const rs[])
     return rc;
 }
 
-void req_pool_fini(void)
+void req_pool_fini(req_pool_t *pool)
 {
-    req_pool_t *pool = &vc_ctx.reqs;
     for (uint32_t i = 0; i < pool->nslabs; i++)
         free(pool->slabs[i]);
     free(pool->slabs);

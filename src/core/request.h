@@ -21,6 +21,7 @@ struct vc_request {
     uint32_t magic;
     uint32_t idx;            /* slot in the pool (stable for the slot's life) */
     uint32_t gen;            /* bumped on every free: stale handles miss */
+    struct req_pool *pool;   /* the pool it came from (req_free returns it there) */
     int kind;
     volatile int done;
     int listed;              /* met already by the running req_check_array */
@@ -49,7 +50,7 @@ struct vc_request {
     void *coll;
 };
 
-/* The pool (state of the context struct): slabs that are never returned to
+/* The pool (the context holds it; p2p allocates from it): slabs that are never returned to
    malloc while the library runs, indexed so a wire handle finds its slot. */
 typedef struct req_pool {
     struct req_slab **slabs;
@@ -57,13 +58,13 @@ typedef struct req_pool {
     struct vc_request *free;
 } req_pool_t;
 
-struct vc_request *req_alloc(int kind);
+struct vc_request *req_alloc(req_pool_t *pool, int kind);
 void req_free(struct vc_request *r);
 int req_valid(const struct vc_request *r);
 /* Every non-NULL entry live and none given twice (completing a request
  * twice would free it twice): VC_SUCCESS, else VC_ERR_REQUEST. */
 int req_check_array(int n, struct vc_request *const rs[]);
-void req_pool_fini(void);
+void req_pool_fini(req_pool_t *pool);
 
 /* Requests named on the wire (rendezvous, streaming): a handle is the
  * slot index and the slot's generation, never a pointer, so a late or
@@ -74,6 +75,6 @@ static inline uint64_t req_handle(const struct vc_request *r)
     return (uint64_t)r->gen << 32 | r->idx;
 }
 /* the live request behind h, of kind `kind`, or NULL */
-struct vc_request *req_from_handle(uint64_t h, int kind);
+struct vc_request *req_from_handle(const req_pool_t *pool, uint64_t h, int kind);
 
 #endif

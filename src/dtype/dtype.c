@@ -65,23 +65,7 @@ int dtype_op_check(vc_dtype_t dt, vc_op_t op)
     return VC_ERR_OP;
 }
 
-int vc_dtype_opaque(size_t size, vc_dtype_t *dtype)
+vc_dtype_t dtype_opaque(size_t size)
 {
-    if (!dtype)
-        return VC_ERR_ARG;
-    if (size == 0 || size > VC_DTYPE_OPAQUE_MAX)
-        return VC_ERR_COUNT;
-    *dtype = (vc_dtype_t)(OPAQUE_BASE + size);
-    return VC_SUCCESS;
-}
-
-int vc_dtype_size(vc_dtype_t dtype, size_t *size)
-{
-    size_t s = dtype_size(dtype);
-    if (!size)
-        return VC_ERR_ARG;
-    if (!s)
-        return VC_ERR_DTYPE;
-    *size = s;
-    return VC_SUCCESS;
+    return (vc_dtype_t)(OPAQUE_BASE + size);
 }

@@ -16,6 +16,8 @@ typedef struct { int64_t v; int32_t i; } dtype_int64_int_t;
 
 /* element size, or 0 for an unknown dtype */
 size_t dtype_size(vc_dtype_t dt);
+/* the opaque type of size bytes (1..VC_DTYPE_OPAQUE_MAX: the caller checks) */
+vc_dtype_t dtype_opaque(size_t size);
 /* VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_OP (built-in ops only; user ops are
  * checked by the collective layer) */
 int dtype_op_check(vc_dtype_t dt, vc_op_t op);

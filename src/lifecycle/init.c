@@ -1,8 +1,10 @@
 /*
- * init.c -- vc_init / vc_finalize: parse config, bootstrap, open the
- * transports with a single data-collecting fence, build the world.
- * The one place that knows every layer, so it sits above all of them
- * (core <- boot, net <- p2p <- coll <- lifecycle) and none includes it.
+ * init.c -- what vc_init / vc_finalize do (the API's src/api/init.c calls
+ * in here, holding the lock): parse config, bootstrap, open the transports
+ * with a single data-collecting fence, build each layer's state and the
+ * world. The one place that knows every layer, so it sits above all of
+ * them (core <- boot <- net <- progress <- p2p <- coll <- lifecycle) and
+ * none includes it.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -15,33 +17,15 @@
 #include "core/ctx.h"
 #include "core/comm.h"
 #include "core/clock.h"
+#include "core/error.h"
 #include "core/log.h"
+#include "lifecycle.h"
 #include "net/net.h"
 #include "p2p/p2p.h"
 #include "p2p/p2p_state.h"
 #include "coll/coll.h"
 
 static const char *getenv_c(const char *n) { return getenv(n); }
-
-const char *vc_version_string(void)
-{
-    return core_version();
-}
-
-double vc_wtime(void)
-{
-    return core_wtime();
-}
-
-/* Lock-free, as MPI_Initialized may be called from any thread at any time:
- * `initialized` is stored atomically by vc_init / vc_finalize for it. */
-int vc_initialized(int *flag)
-{
-    if (!flag)
-        return VC_ERR_ARG;
-    *flag = __atomic_load_n(&vc_ctx.initialized, __ATOMIC_ACQUIRE);
-    return VC_SUCCESS;
-}
 
 static void set_initialized(struct vc_ctx *c, int v)
 {
@@ -64,7 +48,7 @@ static int resolve_spin(const struct vc_ctx *c)
 static void teardown(struct vc_ctx *c)
 {
     coll_teardown();
-    net_hb_liveness(NULL, &c->live);
+    net_hb_liveness(NULL, &c->prog.live);
     net_hb_close(c->hb);     /* first: its thread must not outlive the device */
     c->hb = NULL;
     net_t **nets[] = {&c->rc, &c->ud, &c->shm, &c->self};
@@ -73,12 +57,10 @@ static void teardown(struct vc_ctx *c)
             (*nets[i])->ops->close(*nets[i]);
             *nets[i] = NULL;
         }
-    p2p_fini();
-    req_pool_fini();
-    free(c->net_of);
-    c->net_of = NULL;
-    free(c->dead);
-    c->dead = NULL;
+    p2p_fini(c->p2p);
+    c->p2p = NULL;
+    req_pool_fini(&c->reqs);
+    prog_fini(&c->prog);
     boot_info_free(&c->boot);
 }
 
@@ -127,7 +109,7 @@ static int32_t node_oversubscribed(const struct vc_ctx *c)
 static int agree_oversub(struct vc_ctx *c)
 {
     boot_info_t *b = &c->boot;
-    c->any_node_oversub = node_oversubscribed(c);
+    c->coll.any_node_oversub = node_oversubscribed(c);
     if (!b->node_of || b->nnodes <= 1)
         return VC_SUCCESS;
     char *seen = calloc((size_t)b->nnodes, 1);
@@ -143,7 +125,7 @@ static int agree_oversub(struct vc_ctx *c)
         size_t len = sizeof v;
         if (r != c->rank && (rc = boot_get(&c->boot, r, OVERSUB_KEY, &v, &len)) == VC_SUCCESS &&
             len == sizeof v && v)
-            c->any_node_oversub = 1;
+            c->coll.any_node_oversub = 1;
     }
     free(seen);
     return rc;
@@ -157,7 +139,7 @@ static net_t *kind_net(struct vc_ctx *c, int kind)
 
 static int open_transports(struct vc_ctx *c)
 {
-    net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, NULL};
+    net_upcalls_t up = {p2p_on_packet, p2p_on_get_done, p2p_on_peer_failed, c->p2p};
     net_plan_t plan;
     char err[640];
     int rc = net_plan(&c->cfg, &c->boot, &plan, err, sizeof err);
@@ -196,7 +178,7 @@ static int open_transports(struct vc_ctx *c)
     if ((c->rc || c->ud) && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
         LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
                  "only by a failed transfer");
-    net_hb_liveness(c->hb, &c->live);
+    net_hb_liveness(c->hb, &c->prog.live);
 
     int32_t ovs = node_oversubscribed(c);
     if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))
@@ -212,10 +194,18 @@ static int open_transports(struct vc_ctx *c)
     if ((rc = agree_oversub(c)))
         return rc;
 
+    /* the progress layer polls them in this order, and knows which one
+       each peer is reached through */
+    net_t *order[] = {c->self, c->shm, c->rc, c->ud};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (order[i] && (rc = prog_add_net(&c->prog, order[i])))
+            return rc;
+    c->prog.node_net = c->shm;
+    net_t **net_of = c->prog.net_of;
     for (int r = 0; r < c->size; r++)
-        c->net_of[r] = r == c->rank ? c->self
-                     : kind_net(c, c->boot.node_of[r] == c->boot.node_id ? plan.local
-                                                                           : plan.remote);
+        net_of[r] = r == c->rank ? c->self
+                  : kind_net(c, c->boot.node_of[r] == c->boot.node_id ? plan.local
+                                                                        : plan.remote);
     if (c->shm && (rc = net_shm_connect(c->shm, c)))
         return rc;
     if (c->rc) {
@@ -223,7 +213,7 @@ static int open_transports(struct vc_ctx *c)
         if (!rc_peers)
             return VC_ERR_NOMEM;
         for (int r = 0; r < c->size; r++)
-            if (c->net_of[r] == c->rc)
+            if (net_of[r] == c->rc)
                 rc_peers[nrc++] = r;
         rc = net_rc_connect(c->rc, c, rc_peers, nrc);
         free(rc_peers);
@@ -239,12 +229,23 @@ static int open_transports(struct vc_ctx *c)
     return VC_SUCCESS;
 }
 
-int vc_init(int *argc, char ***argv)
+/* the collective layer's state: what it needs of the others */
+static void coll_state_set(struct vc_ctx *c)
 {
-    VC_API_ENTER();
-    struct vc_ctx *c = &vc_ctx;
-    (void)argc;
-    (void)argv;
+    coll_state_t *cs = &c->coll;
+    cs->rank = c->rank;
+    cs->size = c->size;
+    cs->boot = &c->boot;
+    cs->node_net = c->shm;
+    cs->shm_coll_max = c->cfg.shm_coll_max;
+    cs->coll_alg = (const char (*)[32])c->cfg.coll_alg;
+    cs->ops = &c->ops;
+    cs->next_ctx = 2;
+}
+
+int life_init(struct vc_comm *world)
+{
+    struct vc_ctx *c = &ctx_lib;
     if (c->initialized) {
         LOG_ERR("vc_init called twice");
         return VC_ERR_ARG;
@@ -256,43 +257,45 @@ int vc_init(int *argc, char ***argv)
     char err[512];
     int rc = cfg_parse(&c->cfg, getenv_c, err, sizeof err);
     if (rc) {
-        c->cfg.log_level = CFG_LOG_ERROR;
+        log_setup(-1, 0, CFG_LOG_ERROR);
         LOG_ERR("%s", err);
         return rc;
     }
+    log_setup(-1, 0, c->cfg.log_level);
     if ((rc = coll_setup(&c->cfg, err, sizeof err))) {
         LOG_ERR("%s", err);
         return rc;
     }
-    c->dead_peer = -1;
     if ((rc = boot_init(&c->boot))) {
         boot_info_free(&c->boot);
         return rc;
     }
     c->rank = c->boot.rank;
     c->size = c->boot.size;
-    c->net_of = calloc((size_t)c->size, sizeof *c->net_of);
-    c->dead = calloc((size_t)c->size, 1);
-    if (!c->net_of || !c->dead || (rc = p2p_init())) {
+    log_setup(c->rank, c->size, c->cfg.log_level);
+    if ((rc = prog_init(&c->prog, c->rank, c->size, &c->boot, c->cfg.peer_check,
+                        resolve_spin(c))) ||
+        (rc = p2p_init(&c->prog, &c->reqs, c->cfg.eager_limit, &c->p2p))) {
         teardown(c);
         boot_finalize(&c->boot);
-        return rc ? rc : VC_ERR_NOMEM;
+        return rc;
     }
-    c->p2p->spin = resolve_spin(c);
     if ((rc = open_transports(c))) {
-        LOG_ERR("vc_init failed: %s", vc_strerror(rc));
+        LOG_ERR("vc_init failed: %s", core_strerror(rc));
         teardown(c);
         boot_finalize(&c->boot);
         return rc;
     }
 
-    struct vc_comm *w = &vc_comm_world_obj;
+    coll_state_set(c);
+    struct vc_comm *w = world;
     memset(w, 0, sizeof *w);
     w->magic = COMM_MAGIC;
     w->ctx = 0;
     w->rank = c->rank;
     w->size = c->size;
-    c->next_ctx = 2;
+    w->p2p = c->p2p;
+    w->coll = &c->coll;
     c->thread_level = VC_THREAD_SINGLE;
     set_initialized(c, 1);
     if ((rc = coll_comm_init(w))) {
@@ -307,33 +310,6 @@ int vc_init(int *argc, char ***argv)
     return VC_SUCCESS;
 }
 
-/* The level is granted once the library is up; thread_multiple is switched
- * on last, while the caller is still the only thread in the library (MPI's
- * rule for init), so the threads it starts afterwards see it set. */
-int vc_init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    VC_API_ENTER();
-    if (required < VC_THREAD_SINGLE || required > VC_THREAD_MULTIPLE || !provided)
-        return VC_ERR_ARG;
-    int rc = vc_init(argc, argv);
-    if (rc)
-        return rc;
-    vc_ctx.thread_level = required;
-    vc_ctx.thread_multiple = required == VC_THREAD_MULTIPLE;
-    *provided = required;
-    return VC_SUCCESS;
-}
-
-int vc_query_thread(int *provided)
-{
-    VC_API_ENTER();
-    VC_CHECK_INIT();
-    if (!provided)
-        return VC_ERR_ARG;
-    *provided = vc_ctx.thread_level;
-    return VC_SUCCESS;
-}
-
 /* Finalize is collective: no peer may still be reading our memory. Every
  * live rank joins the fence, also one that saw a peer fail -- a rank that
  * saw nothing (its pair with the failed one was fine, or it never talked to
@@ -343,7 +319,7 @@ int vc_query_thread(int *provided)
  * their acknowledgements. */
 static int closing_fence(struct vc_ctx *c)
 {
-    if (c->dead_peer >= 0 && boot_exch_armed(&c->boot))
+    if (c->prog.dead_peer >= 0 && boot_exch_armed(&c->boot))
         return VC_SUCCESS;      /* the caller's exchange blocks: not with a dead peer */
     int rc = boot_fence_begin(&c->boot);
     if (rc)
@@ -351,27 +327,26 @@ static int closing_fence(struct vc_ctx *c)
     unsigned idle = 0;
     double deadline = 0, bound = c->cfg.peer_timeout > 3 ? c->cfg.peer_timeout : 3.0;
     while ((rc = boot_fence_poll(&c->boot)) == 0) {
-        if (c->dead_peer >= 0) {
+        if (c->prog.dead_peer >= 0) {
             double t = core_wtime();
             if (deadline == 0) {
                 deadline = t + bound;
             } else if (t > deadline) {
                 LOG_WARN("vc_finalize: rank %d failed and the closing fence is still "
-                         "incomplete after %.0f s; finalizing without it", c->dead_peer, bound);
+                         "incomplete after %.0f s; finalizing without it", c->prog.dead_peer,
+                         bound);
                 return VC_SUCCESS;
             }
         }
-        if (vc_progress() == 0)
-            vc_backoff(&idle);
+        if (prog_poll(&c->prog) == 0)
+            prog_backoff(&c->prog, &idle);
     }
     return rc == 1 ? VC_SUCCESS : rc;
 }
 
-int vc_finalize(void)
+int life_finalize(struct vc_comm *world)
 {
-    VC_API_ENTER();
-    struct vc_ctx *c = &vc_ctx;
-    VC_CHECK_INIT();
+    struct vc_ctx *c = &ctx_lib;
     /* Flush packets still waiting for ring space, or peers would wait
      * forever; then let unreliable transports (UD) hear that everything of
      * ours arrived and send the acknowledgements they owe. A peer that is
@@ -386,7 +361,7 @@ int vc_finalize(void)
             if (nets[i] && nets[i]->ops->quiesce)
                 inflight += nets[i]->ops->quiesce(nets[i]);
         /* a failed transport will deliver no acknowledgement again */
-        if (c->dead_peer >= 0 || c->net_failed || (!c->p2p->pend_head && !inflight))
+        if (c->prog.dead_peer >= 0 || c->prog.failed || (!c->p2p->pend_head && !inflight))
             break;
         if (!c->p2p->pend_head) {
             double t = core_wtime();
@@ -398,30 +373,15 @@ int vc_finalize(void)
                 break;
             }
         }
-        if (vc_progress() == 0)
-            vc_backoff(&idle);
+        if (prog_poll(&c->prog) == 0)
+            prog_backoff(&c->prog, &idle);
     }
     int rc = c->size > 1 ? closing_fence(c) : VC_SUCCESS;
-    coll_comm_fini(&vc_comm_world_obj);
-    vc_comm_world_obj.magic = COMM_FREED;
+    coll_comm_fini(world);
+    world->magic = COMM_FREED;
     teardown(c);
     int brc = boot_finalize(&c->boot);
     set_initialized(c, 0);
     c->finalized = 1;
     return rc ? rc : brc;
-}
-
-/* No library lock: abort must end the job even while another thread holds
- * it (say, inside the PMIx fence of vc_finalize); it reads nothing that
- * changes after vc_init. */
-int vc_abort(vc_comm_t comm, int errorcode)
-{
-    char msg[128];
-    snprintf(msg, sizeof msg, "vc_abort(%d) called by rank %d", errorcode, vc_ctx.rank);
-    if (!__atomic_load_n(&vc_ctx.initialized, __ATOMIC_ACQUIRE)) {
-        fprintf(stderr, "vcoll: %s before vc_init\n", msg);
-        _exit(errorcode ? errorcode : 1);
-    }
-    boot_abort(&vc_ctx.boot, errorcode, msg);
-    return VC_SUCCESS;
 }

@@ -1,3 +1,3 @@
-# src/lifecycle: vc_init / vc_finalize, which wire every layer together;
-# above all of them, included by none.
-libvcoll_int_la_SOURCES += src/lifecycle/init.c src/lifecycle/bootstrap.c
+# src/lifecycle: what vc_init / vc_finalize do, which wires every layer
+# together; above all of them, included by none but the API.
+libvcoll_int_la_SOURCES += src/lifecycle/lifecycle.h src/lifecycle/init.c

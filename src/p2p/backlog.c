@@ -10,7 +10,6 @@
 #include <string.h>
 #include "vcoll.h"
 #include "p2p_state.h"
-#include "../core/ctx.h"
 #include "../core/log.h"
 
 static int try_send(net_t *n, int peer, const void *hdr, size_t hlen,
@@ -54,12 +53,11 @@ static void drop(struct p2p_state *st, p2p_pending_t *prev, p2p_pending_t *p)
     st->pend_free = p;
 }
 
-int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
+int p2p_post_packet(struct p2p_state *st, int peer, const void *hdr, size_t hlen, const void *payload,
                     size_t plen, struct vc_request *req)
 {
-    struct p2p_state *st = vc_ctx.p2p;
     if (!st->pend_count[peer]) {
-        int rc = try_send(vc_ctx.net_of[peer], peer, hdr, hlen, payload, plen);
+        int rc = try_send(st->prog->net_of[peer], peer, hdr, hlen, payload, plen);
         if (rc == VC_SUCCESS) {
             if (req)
                 req->done = 1;
@@ -82,24 +80,24 @@ int p2p_post_packet(int peer, const void *hdr, size_t hlen, const void *payload,
 }
 
 /* queue the DATA stream of a send request (streamed rendezvous) */
-int p2p_post_stream(int peer, struct vc_request *req)
+int p2p_post_stream(struct p2p_state *st, int peer, struct vc_request *req)
 {
-    p2p_pending_t *p = pend_new(vc_ctx.p2p);
+    p2p_pending_t *p = pend_new(st);
     if (!p)
         return VC_ERR_NOMEM;
     p->world_peer = peer;
     p->req = req;
     p->stream = 1;
-    append(vc_ctx.p2p, p);
+    append(st, p);
     return VC_SUCCESS;
 }
 
 /* send as many DATA packets of the stream as the transport takes;
  * returns 1 when the whole stream is out */
-static int pump_stream(p2p_pending_t *p, int *events)
+static int pump_stream(struct p2p_state *st, p2p_pending_t *p, int *events)
 {
     struct vc_request *r = p->req;
-    net_t *n = vc_ctx.net_of[p->world_peer];
+    net_t *n = st->prog->net_of[p->world_peer];
     size_t chunk = n->max_packet - sizeof(p2p_data_t);
     while (r->recvd < r->expect) {
         size_t len = r->expect - r->recvd < chunk ? r->expect - r->recvd : chunk;
@@ -118,9 +116,8 @@ static int pump_stream(p2p_pending_t *p, int *events)
     return 1;
 }
 
-int p2p_retry_pending(void)
+int p2p_retry_pending(struct p2p_state *st)
 {
-    struct p2p_state *st = vc_ctx.p2p;
     int events = 0;
     if (!st->pend_head)
         return 0;
@@ -131,9 +128,9 @@ int p2p_retry_pending(void)
         int peer = p->world_peer, sent = 0;
         if (st->pend_pass[peer] != st->pass) {
             if (p->stream) {
-                sent = pump_stream(p, &events);
+                sent = pump_stream(st, p, &events);
             } else {
-                int rc = try_send(vc_ctx.net_of[peer], peer, p->hdr, p->hlen, p->payload, p->plen);
+                int rc = try_send(st->prog->net_of[peer], peer, p->hdr, p->hlen, p->payload, p->plen);
                 if (rc != NET_AGAIN) {
                     sent = 1;
                     events++;
@@ -156,9 +153,8 @@ int p2p_retry_pending(void)
     return events;
 }
 
-void p2p_cancel(struct vc_request *r)
+void p2p_cancel(struct p2p_state *st, struct vc_request *r)
 {
-    struct p2p_state *st = vc_ctx.p2p;
     if (r->kind == REQ_RECV) {
         for (struct vc_request *q = st->posted.head; q; q = q->next)
             if (q == r) {

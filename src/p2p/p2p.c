@@ -11,10 +11,9 @@
 #include "vcoll.h"
 #include "p2p.h"
 #include "p2p_state.h"
-#include "../core/ctx.h"
 #include "../core/log.h"
 
-int p2p_post_stream(int peer, struct vc_request *req);
+int p2p_post_stream(struct p2p_state *st, int peer, struct vc_request *req);
 
 enum { PROTO_EAGER = 0, PROTO_RNDV = 1 };
 
@@ -51,10 +50,9 @@ static inline int src_ok(const struct vc_request *r, int src, int world_src)
  * one a probe must report). take = 1 unlinks it for the receive. A match
  * whose sender is not who it claims to be is dropped on the way, so a
  * probe never reports what a receive would refuse. */
-static p2p_unexp_t *find_unexp(const struct vc_comm *comm, uint32_t ctx, int source, int tag,
-                               int take)
+static p2p_unexp_t *find_unexp(struct p2p_state *st, const struct vc_comm *comm, uint32_t ctx,
+                               int source, int tag, int take)
 {
-    struct p2p_state *st = vc_ctx.p2p;
     p2p_unexp_t *prev = NULL, *u = st->unexp_head;
     while (u) {
         p2p_unexp_t *next = u->next;
@@ -83,9 +81,9 @@ static p2p_unexp_t *find_unexp(const struct vc_comm *comm, uint32_t ctx, int sou
 }
 
 /* largest payload that goes eagerly to this peer */
-static inline size_t eager_max(const net_t *n)
+static inline size_t eager_max(const struct p2p_state *st, const net_t *n)
 {
-    size_t room = n->max_packet - sizeof(p2p_hdr_t), lim = vc_ctx.cfg.eager_limit;
+    size_t room = n->max_packet - sizeof(p2p_hdr_t), lim = st->eager_limit;
     if (n->eager_cap && n->eager_cap < lim)
         lim = n->eager_cap;
     return lim < room ? lim : room;
@@ -104,10 +102,11 @@ static void finish_recv(struct vc_request *r, int src, int tag, uint64_t len)
 }
 
 /* Start pulling a rendezvous message into r (matched receive). */
-static void start_rndv_recv(struct vc_request *r, int world_src, int src, int tag,
-                            uint64_t len, uint64_t sreq, uint64_t addr, const net_key_t *key)
+static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int world_src, int src,
+                            int tag, uint64_t len, uint64_t sreq, uint64_t addr,
+                            const net_key_t *key)
 {
-    net_t *n = vc_ctx.net_of[world_src];
+    net_t *n = st->prog->net_of[world_src];
     finish_recv(r, src, tag, len);
     r->world_peer = world_src;
     r->remote_req = sreq;
@@ -118,7 +117,7 @@ static void start_rndv_recv(struct vc_request *r, int world_src, int src, int ta
         rc = n->ops->get(n, world_src, r->buf, want, addr, key, r);
     else if (!want) {
         /* nothing to pull: just release the sender */
-        p2p_on_get_done(NULL, r, VC_SUCCESS);
+        p2p_on_get_done(st, r, VC_SUCCESS);
         return;
     }
     if (rc == VC_SUCCESS)
@@ -128,7 +127,7 @@ static void start_rndv_recv(struct vc_request *r, int world_src, int src, int ta
         r->expect = want;
         r->recvd = 0;
         p2p_cts_t cts = {.type = P2P_CTS, .sreq = sreq, .rreq = req_handle(r), .len = want};
-        rc = p2p_post_packet(world_src, &cts, sizeof cts, NULL, 0, NULL);
+        rc = p2p_post_packet(st, world_src, &cts, sizeof cts, NULL, 0, NULL);
         if (rc == VC_SUCCESS)
             return;
     }
@@ -138,10 +137,9 @@ static void start_rndv_recv(struct vc_request *r, int world_src, int src, int ta
 
 /* h and rts are the caller's private copies; only the payload after the
    header is read from the transport's buffer. */
-static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
-                       const void *pkt, size_t len)
+static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
+                       const p2p_rts_t *rts, const void *pkt, size_t len)
 {
-    struct p2p_state *st = vc_ctx.p2p;
     for (struct vc_request *r = st->posted.head; r; r = r->next) {
         if (!matches(r, h->ctx, h->src, h->tag))
             continue;
@@ -157,7 +155,7 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
                 memcpy(r->buf, (const char *)pkt + sizeof *h, r->status.bytes);
             r->done = 1;
         } else {
-            start_rndv_recv(r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key);
+            start_rndv_recv(st, r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key);
         }
         return;
     }
@@ -167,7 +165,7 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
     if (!u) {
         /* dropping it would lose a message silently: fail what involves
            its sender (and tell it), not the whole job */
-        p2p_on_peer_failed(NULL, world_src, "this rank ran out of memory queueing an "
+        prog_peer_failed(st->prog, world_src, "this rank ran out of memory queueing an "
                            "unexpected message from it");
         return;
     }
@@ -219,8 +217,8 @@ static void drop_packet(int src, const char *what, unsigned type)
 
 void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
 {
-    (void)arg;
-    if (src < 0 || src >= vc_ctx.size || !pkt)
+    struct p2p_state *st = arg;
+    if (src < 0 || src >= st->prog->size || !pkt)
         return;
     /* The packet may sit in memory its sender can still write (a shared
        memory cell): copy the fixed header once, then check and use only
@@ -230,23 +228,23 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
     memset(&h, 0, sizeof h);
     memcpy(&h, pkt, len < sizeof h ? len : sizeof h);
     uint8_t type = h.type;
-    if (!p2p_packet_check(&h, len, vc_ctx.net_of[src]->max_packet)) {
+    if (!p2p_packet_check(&h, len, st->prog->net_of[src]->max_packet)) {
         drop_packet(src, "malformed", type);
         return;
     }
     switch (type) {
     case P2P_EAGER:
     case P2P_RTS:
-        on_matched(src, &h.h, &h.rts, pkt, len);
+        on_matched(st, src, &h.h, &h.rts, pkt, len);
         break;
     case P2P_FIN: {
         const p2p_fin_t f = h.fin;
-        struct vc_request *s = req_from_handle(f.sreq, REQ_SEND);
+        struct vc_request *s = req_from_handle(st->reqs, f.sreq, REQ_SEND);
         if (!s || s->world_peer != src || s->proto != PROTO_RNDV) {
             drop_packet(src, "stale or forged FIN", type);
             break;
         }
-        net_t *n = vc_ctx.net_of[src];
+        net_t *n = st->prog->net_of[src];
         if (s->mem_handle)
             n->ops->mem_release(n, s->mem_handle);
         s->mem_handle = NULL;
@@ -255,7 +253,7 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
     }
     case P2P_CTS: {
         const p2p_cts_t c = h.cts;
-        struct vc_request *s = req_from_handle(c.sreq, REQ_SEND);
+        struct vc_request *s = req_from_handle(st->reqs, c.sreq, REQ_SEND);
         if (!s || s->world_peer != src || s->proto != PROTO_RNDV) {
             drop_packet(src, "stale or forged CTS", type);
             break;
@@ -263,7 +261,7 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
         s->remote_req = c.rreq;
         s->expect = c.len < s->bytes ? c.len : s->bytes;
         s->recvd = 0;
-        if (p2p_post_stream(src, s)) {
+        if (p2p_post_stream(st, src, s)) {
             s->status.error = VC_ERR_NOMEM;
             s->done = 1;
         }
@@ -271,7 +269,7 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
     }
     case P2P_DATA: {
         const p2p_data_t d = h.data;
-        struct vc_request *r = req_from_handle(d.rreq, REQ_RECV);
+        struct vc_request *r = req_from_handle(st->reqs, d.rreq, REQ_RECV);
         size_t n = len - sizeof d;
         /* only a streamed receive from this very peer takes DATA, and only
            inside the bytes it asked for */
@@ -291,55 +289,38 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
 
 void p2p_on_get_done(void *arg, void *cookie, int status)
 {
+    struct p2p_state *st = arg;
     struct vc_request *r = cookie;
     if (status)
         r->status.error = status;
     if (status != VC_ERR_PEER_FAILED) {
         p2p_fin_t fin = {.type = P2P_FIN, .sreq = r->remote_req};
-        int rc = p2p_post_packet(r->world_peer, &fin, sizeof fin, NULL, 0, NULL);
+        int rc = p2p_post_packet(st, r->world_peer, &fin, sizeof fin, NULL, 0, NULL);
         if (rc && !r->status.error)
             r->status.error = rc;
     }
     r->done = 1;
 }
 
+/* a transport found a peer dead: the progress layer's table records it
+   (the waits that involve the peer fail from there) */
 void p2p_on_peer_failed(void *arg, int peer, const char *why)
 {
-    (void)arg;
-    struct vc_ctx *c = &vc_ctx;
-    if (peer < 0 || peer >= c->size || c->dead[peer])
-        return;
-    c->dead[peer] = 1;
-    c->ndead++;
-    if (c->dead_peer < 0) {
-        c->dead_peer = peer;
-        snprintf(c->dead_why, sizeof c->dead_why, "%s", why);
-    }
-    LOG_ERR("rank %d failed: %s", peer, why);
-    /* whatever made us give up, the peer must learn it: it may be alive and
-       waiting for a message we will now never send */
-    if (c->live.broken)
-        c->live.broken(c->live.h, peer);
+    struct p2p_state *st = arg;
+    prog_peer_failed(st->prog, peer, why);
 }
 
-int p2p_comm_has_dead(const struct vc_comm *comm)
+int p2p_fail_if_dead(struct p2p_state *st, struct vc_request *r)
 {
-    for (int i = 0; i < comm->size; i++)
-        if (vc_ctx.dead[comm_world_rank(comm, i)])
-            return 1;
-    return 0;
-}
-
-int p2p_fail_if_dead(struct vc_request *r)
-{
-    if (r->done || !vc_ctx.ndead || r->kind == REQ_COLL)
+    const prog_t *p = st->prog;
+    if (r->done || !p->ndead || r->kind == REQ_COLL)
         return 0;
     /* a collective's message fails with its communicator: a rank waiting
        behind a live peer that waits on the dead one would hang otherwise */
     int w = r->world_peer, group = w < 0 || (r->ctx & 1);
-    if (!(w >= 0 && vc_ctx.dead[w]) && !(group && r->comm && p2p_comm_has_dead(r->comm)))
+    if (!(w >= 0 && p->dead[w]) && !(group && r->comm && prog_comm_has_dead(p, r->comm)))
         return 0;
-    p2p_cancel(r);
+    p2p_cancel(st, r);
     r->status.error = VC_ERR_PEER_FAILED;
     r->done = 1;
     return 1;
@@ -358,8 +339,9 @@ int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_co
                   int ctx_off)
 {
     int wdest = comm_world_rank(comm, dest);
-    net_t *n = vc_ctx.net_of[wdest];
-    if (bytes > eager_max(n) || vc_ctx.p2p->pend_count[wdest])
+    struct p2p_state *st = comm->p2p;
+    net_t *n = st->prog->net_of[wdest];
+    if (bytes > eager_max(st, n) || st->pend_count[wdest])
         return NET_AGAIN;
     p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, bytes}};
@@ -378,11 +360,12 @@ static void send_release(struct vc_request *r)
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
               int ctx_off, struct vc_request **out)
 {
-    struct vc_request *r = req_alloc(REQ_SEND);
+    struct p2p_state *st = comm->p2p;
+    struct vc_request *r = req_alloc(st->reqs, REQ_SEND);
     if (!r)
         return VC_ERR_NOMEM;
     int wdest = comm_world_rank(comm, dest);
-    net_t *n = vc_ctx.net_of[wdest];
+    net_t *n = st->prog->net_of[wdest];
     r->comm = comm;
     r->ctx = comm->ctx + (uint32_t)ctx_off;
     r->peer = dest;
@@ -397,9 +380,9 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
     *out = r;
 
     int rc;
-    if (bytes <= eager_max(n)) {
+    if (bytes <= eager_max(st, n)) {
         p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);
-        rc = p2p_post_packet(wdest, &h, sizeof h, buf, bytes, r);
+        rc = p2p_post_packet(st, wdest, &h, sizeof h, buf, bytes, r);
     } else {
         p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
                          .sreq = req_handle(r), .addr = (uint64_t)(uintptr_t)buf};
@@ -410,7 +393,7 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
         rc = n->ops->mem_expose ? n->ops->mem_expose(n, buf, bytes, &rts.key, &r->mem_handle)
                                 : VC_SUCCESS;
         if (rc == VC_SUCCESS)
-            rc = p2p_post_packet(wdest, &rts, sizeof rts, NULL, 0, NULL);
+            rc = p2p_post_packet(st, wdest, &rts, sizeof rts, NULL, 0, NULL);
     }
     if (rc) {
         r->status.error = rc;
@@ -422,8 +405,8 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
 int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm,
               int ctx_off, struct vc_request **out)
 {
-    struct p2p_state *st = vc_ctx.p2p;
-    struct vc_request *r = req_alloc(REQ_RECV);
+    struct p2p_state *st = comm->p2p;
+    struct vc_request *r = req_alloc(st->reqs, REQ_RECV);
     if (!r)
         return VC_ERR_NOMEM;
     r->comm = comm;
@@ -435,10 +418,10 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
     r->bytes = bytes;
     *out = r;
 
-    p2p_unexp_t *u = find_unexp(comm, r->ctx, source, tag, 1);
+    p2p_unexp_t *u = find_unexp(st, comm, r->ctx, source, tag, 1);
     if (u) {
         if (u->rndv) {
-            start_rndv_recv(r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key);
+            start_rndv_recv(st, r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key);
         } else {
             finish_recv(r, u->src, u->tag, u->len);
             if (r->status.bytes)
@@ -457,8 +440,9 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
  * messages report their size before any data has moved. */
 static int probe_once(struct vc_request *w, int *found, vc_status_t *status)
 {
-    int events = vc_progress();
-    p2p_unexp_t *u = find_unexp(w->comm, w->ctx, w->peer, w->tag, 0);
+    struct p2p_state *st = w->comm->p2p;
+    int events = prog_poll(st->prog);
+    p2p_unexp_t *u = find_unexp(st, w->comm, w->ctx, w->peer, w->tag, 0);
     *found = u != NULL;
     if (u && status) {
         status->source = u->src;
@@ -484,7 +468,7 @@ int p2p_iprobe(int source, int tag, struct vc_comm *comm, int ctx_off, int *flag
     struct vc_request w = probe_shadow(source, tag, comm, ctx_off);
     probe_once(&w, flag, status);
     if (!*flag)
-        vc_test_idle(&w);   /* a polling loop of iprobes must see a death too */
+        p2p_test_idle(comm->p2p, &w);   /* a polling loop of iprobes must see a death too */
     return w.done ? w.status.error : VC_SUCCESS;
 }
 
@@ -504,32 +488,45 @@ int p2p_probe(int source, int tag, struct vc_comm *comm, int ctx_off, vc_status_
         }
         /* nothing is owed to a probe: without this it would spin forever
            once the peer is gone */
-        vc_idle_step(&idle, &next_check, &w);
+        p2p_idle_step(comm->p2p, &idle, &next_check, &w);
         if (w.done)
             return w.status.error;
     }
 }
 
-int p2p_init(void)
+int p2p_init(prog_t *p, req_pool_t *reqs, size_t eager_limit, struct p2p_state **out)
 {
     struct p2p_state *st = calloc(1, sizeof *st);
     if (!st)
         return VC_ERR_NOMEM;
-    st->pend_count = calloc((size_t)vc_ctx.size, sizeof *st->pend_count);
-    st->pend_pass = calloc((size_t)vc_ctx.size, sizeof *st->pend_pass);
-    if (!st->pend_count || !st->pend_pass) {
+    st->prog = p;
+    st->reqs = reqs;
+    st->eager_limit = eager_limit;
+    st->pend_count = calloc((size_t)p->size, sizeof *st->pend_count);
+    st->pend_pass = calloc((size_t)p->size, sizeof *st->pend_pass);
+    int rc = st->pend_count && st->pend_pass ? prog_add_poller(p, p2p_poll, st) : VC_ERR_NOMEM;
+    if (rc) {
         free(st->pend_count);
         free(st->pend_pass);
         free(st);
-        return VC_ERR_NOMEM;
+        return rc;
     }
-    vc_ctx.p2p = st;
+    *out = st;
     return VC_SUCCESS;
 }
 
-void p2p_fini(void)
+struct prog *p2p_prog(struct p2p_state *st)
 {
-    struct p2p_state *st = vc_ctx.p2p;
+    return st->prog;
+}
+
+struct vc_request *p2p_req_alloc(struct p2p_state *st, int kind)
+{
+    return req_alloc(st->reqs, kind);
+}
+
+void p2p_fini(struct p2p_state *st)
+{
     if (!st)
         return;
     while (st->unexp_head) {
@@ -550,5 +547,4 @@ void p2p_fini(void)
     free(st->pend_count);
     free(st->pend_pass);
     free(st);
-    vc_ctx.p2p = NULL;
 }

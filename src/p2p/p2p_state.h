@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "../core/request.h"
 #include "proto.h"
+#include "../progress/progress.h"
 
 /* a message that arrived before its receive was posted */
 typedef struct p2p_unexp {
@@ -36,7 +37,12 @@ typedef struct p2p_pending {
 
 typedef struct p2p_queue { struct vc_request *head, *tail; } p2p_queue_t;
 
+struct prog;
+
 struct p2p_state {
+    struct prog *prog;          /* the progress layer: transports, liveness */
+    req_pool_t *reqs;           /* where requests come from (the context's) */
+    size_t eager_limit;         /* VCOLL_EAGER_LIMIT */
     p2p_queue_t posted;         /* receives in posting order */
     p2p_unexp_t *unexp_head, *unexp_tail;
     p2p_pending_t *pend_head, *pend_tail;
@@ -46,8 +52,7 @@ struct p2p_state {
     uint32_t *pend_pass;        /* per world rank: retry-pass stamp of a refused send */
     uint32_t pass;
     p2p_queue_t coll;           /* active non-blocking collectives */
-    int spin;                   /* resolved VCOLL_SPIN */
-    unsigned test_polls;        /* vc_test calls on unfinished requests */
+    unsigned test_polls;        /* tests of unfinished requests */
     double test_next_check;     /* when vc_test may probe peers next */
 };
 
@@ -63,10 +68,10 @@ void p2p_on_get_done(void *arg, void *cookie, int status);
 void p2p_on_peer_failed(void *arg, int peer, const char *why);
 
 /* send one packet to a world rank now or queue it (keeps per-peer order) */
-int p2p_post_packet(int world_peer, const void *hdr, size_t hlen,
+int p2p_post_packet(struct p2p_state *st, int world_peer, const void *hdr, size_t hlen,
                     const void *payload, size_t plen, struct vc_request *req);
-int p2p_retry_pending(void);
-/* drop queued packets/receives that belong to r (peer failed) */
-void p2p_cancel(struct vc_request *r);
+int p2p_retry_pending(struct p2p_state *st);
+/* the progress layer's poller (wait.c) */
+int p2p_poll(void *arg);
 
 #endif

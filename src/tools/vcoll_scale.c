@@ -54,11 +54,11 @@ static void sample(double *row)
     net_usage_t u;
     double t0 = vc_wtime();
     do {
-        vc_progress();
-        net_usage(&vc_ctx, &u);
+        prog_poll(&ctx_lib.prog);
+        net_usage(&ctx_lib, &u);
     } while (u.rc_up != u.rc_qps && vc_wtime() - t0 < 5);
-    boot_fence(&vc_ctx.boot, 0);
-    net_usage(&vc_ctx, &u);
+    boot_fence(&ctx_lib.boot, 0);
+    net_usage(&ctx_lib, &u);
     row[F_QPS] = u.qps;
     row[F_RCQP] = u.rc_qps;
     row[F_PEERS] = u.rc_up + u.ud_peers;
@@ -66,7 +66,7 @@ static void sample(double *row)
     row[F_RX] = (double)u.rx_bytes;
     row[F_PIN] = proc_status("VmPin");
     row[F_RSS] = proc_status("VmRSS");
-    row[F_PUB] = (double)boot_put_bytes(&vc_ctx.boot);
+    row[F_PUB] = (double)boot_put_bytes(&ctx_lib.boot);
 }
 
 static void human(double v, int bytes, char *out, size_t len)
@@ -143,8 +143,8 @@ int main(int argc, char **argv)
     if (me == 0 && !rc) {
         const char *net = getenv("VCOLL_NET");
         printf("vcoll_scale: %d ranks on %d node(s), VCOLL_NET=%s, transports%s%s%s\n", np,
-               vc_ctx.boot.nnodes, net ? net : "auto", vc_ctx.shm ? " shm" : "",
-               vc_ctx.rc ? " rc" : "", vc_ctx.ud ? " ud" : "");
+               ctx_lib.boot.nnodes, net ? net : "auto", ctx_lib.shm ? " shm" : "",
+               ctx_lib.rc ? " rc" : "", ctx_lib.ud ? " ud" : "");
         double tsum = 0, tmax = 0;
         for (int r = 0; r < np; r++) {
             double t = all[(size_t)r * (1 + NP * NF)];

@@ -126,16 +126,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint64_t h = req_handle(reqs[(pkt[1] & 7) % nreq]);
             memcpy(pkt + 8, &h, sizeof h);
         }
-        p2p_on_packet(NULL, src, pkt, len);
+        p2p_on_packet(p2p_world, src, pkt, len);
     }
 
     for (int i = 0; i < nreq; i++) {
         if (!reqs[i]->done)
-            p2p_cancel(reqs[i]);
+            p2p_cancel(p2p_world, reqs[i]);
         req_free(reqs[i]);
     }
-    p2p_fini();
-    if (p2p_init())
+    if (p2p_world_reset())
         abort();
     return 0;
 }

@@ -1,11 +1,10 @@
 #!/bin/sh
 # api_lock.sh -- every public call that touches library state must start
-# with VC_API_ENTER() (src/core/ctx.h), or VC_THREAD_MULTIPLE programs race
+# with VC_API_ENTER() (src/api/api.h), or VC_THREAD_MULTIPLE programs race
 # in it. Fails naming each function defined in src/ whose body does not.
 #
-# Public = declared in include/vcoll.h. Internal vc_* helpers (vc_progress,
-# vc_backoff, vc_log, vc_lock_*, ...) are not checked: they only run inside a
-# public call, which already holds the lock.
+# Public = declared in include/vcoll.h (no internal function is named vc_*:
+# the layers below the API carry their own prefixes).
 #
 # Left without the lock, on purpose:
 #   vc_strerror, vc_version_string  constant strings

@@ -7,25 +7,47 @@
 #ifndef VC_TEST_P2P_WORLD_H
 #define VC_TEST_P2P_WORLD_H
 
-#include "core/ctx.h"
+#include <string.h>
 #include "core/comm.h"
+#include "core/log.h"
+#include "core/request.h"
+#include "boot/boot.h"
+#include "progress/progress.h"
 #include "p2p/p2p.h"
+
+static prog_t p2p_world_prog;
+static req_pool_t p2p_world_reqs;
+static boot_info_t p2p_world_boot;
+/* the state the packets go to (p2p_on_packet's arg) */
+static struct p2p_state *p2p_world;
 
 /* nets: room for size pointers, all set to net. p2p_init()'s result. */
 static inline int p2p_world_setup(int size, net_t *net, net_t **nets)
 {
-    vc_ctx.size = size;
-    vc_ctx.rank = 0;
-    vc_ctx.cfg.eager_limit = 1024;
-    vc_ctx.cfg.log_level = -1;        /* the drops are expected: keep quiet */
-    vc_ctx.dead_peer = -1;
+    (void)nets;
+    log_setup(0, size, -1);             /* the drops are expected: keep quiet */
+    int rc = prog_init(&p2p_world_prog, 0, size, &p2p_world_boot, 1.0, 16);
+    if (rc)
+        return rc;
     for (int i = 0; i < size; i++)
-        nets[i] = net;
-    vc_ctx.net_of = nets;
+        p2p_world_prog.net_of[i] = net;
+    if ((rc = p2p_init(&p2p_world_prog, &p2p_world_reqs, 1024, &p2p_world)))
+        return rc;
     vc_comm_world_obj.magic = COMM_MAGIC;
     vc_comm_world_obj.rank = 0;
     vc_comm_world_obj.size = size;
-    return p2p_init();
+    vc_comm_world_obj.p2p = p2p_world;
+    return VC_SUCCESS;
+}
+
+/* a fresh p2p state on the same world (nothing queued) */
+static inline int p2p_world_reset(void)
+{
+    p2p_fini(p2p_world);
+    p2p_world_prog.npollers = 0;
+    int rc = p2p_init(&p2p_world_prog, &p2p_world_reqs, 1024, &p2p_world);
+    vc_comm_world_obj.p2p = p2p_world;
+    return rc;
 }
 
 #endif

@@ -392,17 +392,18 @@ static int capture_end(const char *what)
 
 static void test_transport_error(void)
 {
-    struct vc_ctx *c = &vc_ctx;
+    struct vc_ctx *c = &ctx_lib;
+    prog_t *p = &c->prog;
     int x = 5, y = 0;
     vc_status_t st;
     net_ops_t bad = *c->self->ops;
     bad.progress = broken_progress;
 
-    /* a transport that no wait depends on fails (put in the unused ud
-       slot): it is polled once, reported once, and traffic to self goes on */
+    /* a transport that no wait depends on fails (registered beside the
+       others): it is polled once, reported once, and traffic to self goes on */
     net_t other = {.ops = &bad, .name = "broken"};
-    CU_ASSERT_PTR_NULL_FATAL(c->ud);
-    c->ud = &other;
+    int nnets = p->nnets;
+    CU_ASSERT_EQUAL_FATAL(prog_add_net(p, &other), VC_SUCCESS);
     broken_polls = 0;
     capture_begin();
     CU_ASSERT_EQUAL(vc_send(&x, 1, VC_INT32, 0, 21, VC_COMM_WORLD), VC_SUCCESS);
@@ -412,9 +413,9 @@ static void test_transport_error(void)
     CU_ASSERT_EQUAL(capture_end("broken transport failed"), 1);
     CU_ASSERT_EQUAL(y, 5);
     CU_ASSERT_EQUAL(broken_polls, 1);
-    c->ud = NULL;
-    memset(c->net_err, 0, sizeof c->net_err);
-    c->net_failed = 0;
+    p->nnets = nnets;
+    memset(p->net_err, 0, sizeof p->net_err);
+    p->failed = 0;
 
     /* the transport a receive depends on fails: the wait ends with its
        error instead of waiting forever (the alarm ends the test if not) */
@@ -433,8 +434,8 @@ static void test_transport_error(void)
     alarm(0);
     CU_ASSERT_EQUAL(broken_polls, 1);
     c->self->ops = self_ops;
-    memset(c->net_err, 0, sizeof c->net_err);
-    c->net_failed = 0;
+    memset(p->net_err, 0, sizeof p->net_err);
+    p->failed = 0;
     /* and the library works again once the transport does */
     CU_ASSERT_EQUAL(vc_sendrecv(&x, 1, VC_INT32, 0, 25, &y, 1, VC_INT32, 0, 25,
                                 VC_COMM_WORLD, &st), VC_SUCCESS);

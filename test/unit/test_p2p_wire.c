@@ -99,9 +99,9 @@ static void test_len_changes_under_us(void)
             CU_FAIL("p2p_irecv");
             break;
         }
-        p2p_on_packet(NULL, 1, cell, sizeof h + TRUE_LEN);
+        p2p_on_packet(p2p_world, 1, cell, sizeof h + TRUE_LEN);
         if (!r->done) {
-            p2p_cancel(r);
+            p2p_cancel(p2p_world, r);
             dropped++;
         } else if (r->status.bytes == TRUE_LEN && !r->status.error) {
             ok++;

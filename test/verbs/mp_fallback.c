@@ -67,8 +67,8 @@ static char *capture_stop(void)
 
 static int kind_of(int p)
 {
-    const rc_net_t *r = (const rc_net_t *)vc_ctx.rc;
-    if (!r || p == mp_rank || vc_ctx.net_of[p] != vc_ctx.rc)
+    const rc_net_t *r = (const rc_net_t *)ctx_lib.rc;
+    if (!r || p == mp_rank || ctx_lib.prog.net_of[p] != ctx_lib.rc)
         return K_NONE;
     return r->peer[p].state == RC_S_UD ? K_UD : r->peer[p].state == RC_S_UP ? K_RC : -1;
 }
@@ -108,7 +108,7 @@ static void all_pairs(size_t len, int tag)
 
 static int forced(void)
 {
-    if (mp_size != 3 || vc_ctx.cfg.rc_max_qp != 1) {
+    if (mp_size != 3 || ctx_lib.cfg.rc_max_qp != 1) {
         fprintf(stderr, "FAIL: mp_fallback with VCOLL_NET=rc wants 3 ranks and "
                 "VCOLL_RC_MAX_QP=1\n");
         return 1;
@@ -142,27 +142,27 @@ int main(int argc, char **argv)
 {
     setenv("VCOLL_LOG", "info", 1);
     mp_init(&argc, &argv);
-    if (vc_ctx.cfg.net == CFG_NET_RC)
+    if (ctx_lib.cfg.net == CFG_NET_RC)
         return forced();
-    int budget = vc_ctx.cfg.rc_max_qp;
-    if (!vc_ctx.rc || budget <= 0) {
+    int budget = ctx_lib.cfg.rc_max_qp;
+    if (!ctx_lib.rc || budget <= 0) {
         fprintf(stderr, "FAIL: mp_fallback wants RC peers (VCOLL_NET=auto on several "
                 "nodes) and VCOLL_RC_MAX_QP > 0\n");
         return 1;
     }
-    size_t big = vc_ctx.cfg.eager_limit * 4 + 3;   /* rendezvous: READ on RC, streamed on UD */
+    size_t big = ctx_lib.cfg.eager_limit * 4 + 3;   /* rendezvous: READ on RC, streamed on UD */
     capture_start();
     all_pairs(100, 1);
     all_pairs(big, 2);
     /* settle: every rank is done connecting before anyone looks */
-    if (boot_fence(&vc_ctx.boot, 0))
+    if (boot_fence(&ctx_lib.boot, 0))
         FAIL("fence");
     int served = 0, ud = 0, pending = 0;
     for (int p = 0; p < mp_size; p++)
         served += kind_of(p) != K_NONE;
     double t0 = vc_wtime();
     do {
-        vc_progress();
+        prog_poll(&ctx_lib.prog);
         pending = 0;
         for (int p = 0; p < mp_size; p++)
             pending += kind_of(p) == -1;
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     char *log = capture_stop();
 
     net_usage_t u;
-    net_usage(&vc_ctx, &u);
+    net_usage(&ctx_lib, &u);
     int *mine = calloc((size_t)mp_size, sizeof(int)), *all = malloc(sizeof(int) * (size_t)mp_size * (size_t)mp_size);
     if (!mine || !all)
         return 1;

@@ -5,7 +5,7 @@
  *
  * The reference is independent of the library's PMIx code: every rank's
  * gethostname(), allgathered; equal names share a node. Checked:
- *  - the library's node map (vc_ctx.boot) equals the reference, numbered by
+ *  - the library's node map (ctx_lib.boot) equals the reference, numbered by
  *    lowest rank, and so does its "most remote peers" number;
  *  - every rank holds the same node count, most-remote number and map digest
  *    (allreduce MIN == MAX): the job-wide decisions really are job-wide;
@@ -54,7 +54,7 @@ static void check_layout(const char *hosts, int *ref_node, int *ref_max_remote)
         smallest = count[n] < smallest ? count[n] : smallest;
     *ref_max_remote = nnodes > 1 ? mp_size - smallest : 0;
 
-    const boot_info_t *b = &vc_ctx.boot;
+    const boot_info_t *b = &ctx_lib.boot;
     if (b->nnodes != nnodes)
         FAIL("library sees %d nodes, host names say %d", b->nnodes, nnodes);
     for (int r = 0; r < mp_size; r++)
@@ -96,7 +96,7 @@ static void check_transports(const int *ref_node, int ref_max_remote)
     int kinds[4] = {0};   /* self shm rc ud */
     static const char *const names[] = {"self", "shm", "rc", "ud"};
     for (int r = 0; r < mp_size; r++) {
-        const net_t *n = vc_ctx.net_of[r];
+        const net_t *n = ctx_lib.prog.net_of[r];
         const char *want = r == mp_rank ? "self"
                          : expected_net(ref_node[r] == ref_node[mp_rank], ref_max_remote);
         if (!n || strcmp(n->name, want))

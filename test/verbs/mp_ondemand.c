@@ -37,7 +37,7 @@
 
 static int rc_served(int peer)
 {
-    return vc_ctx.rc && peer != mp_rank && vc_ctx.net_of[peer] == vc_ctx.rc;
+    return ctx_lib.rc && peer != mp_rank && ctx_lib.prog.net_of[peer] == ctx_lib.rc;
 }
 
 static int ceil_log2(int p)
@@ -59,12 +59,12 @@ static void settle(net_usage_t *u)
 {
     double t0 = vc_wtime();
     do {
-        vc_progress();
-        net_usage(&vc_ctx, u);
+        prog_poll(&ctx_lib.prog);
+        net_usage(&ctx_lib, u);
     } while (u->rc_up != u->rc_qps && vc_wtime() - t0 < 5);
-    if (boot_fence(&vc_ctx.boot, 0))
+    if (boot_fence(&ctx_lib.boot, 0))
         FAIL("fence");
-    net_usage(&vc_ctx, u);
+    net_usage(&ctx_lib, u);
 }
 
 static void report(const char *phase, const net_usage_t *u)
@@ -78,14 +78,14 @@ static pid_t peer_pid(int peer)
 {
     rc_blob_t b;
     size_t len = sizeof b;
-    return boot_get(&vc_ctx.boot, peer, RC_BLOB_KEY, &b, &len) == VC_SUCCESS && len == sizeof b
+    return boot_get(&ctx_lib.boot, peer, RC_BLOB_KEY, &b, &len) == VC_SUCCESS && len == sizeof b
            ? (pid_t)b.pid : 0;
 }
 
 static int first_contact(const char *mode)
 {
-    double timeout = vc_ctx.cfg.peer_timeout;
-    if (mp_size != 2 || !vc_ctx.rc || timeout <= 0) {
+    double timeout = ctx_lib.cfg.peer_timeout;
+    if (mp_size != 2 || !ctx_lib.rc || timeout <= 0) {
         fprintf(stderr, "FAIL: mp_ondemand %s wants 2 ranks, VCOLL_NET=rc and "
                 "VCOLL_PEER_TIMEOUT > 0\n", mode);
         return 1;
@@ -140,14 +140,14 @@ int main(int argc, char **argv)
     if (argc > 1)
         return first_contact(argv[1]);
     net_usage_t u;
-    net_usage(&vc_ctx, &u);
+    net_usage(&ctx_lib, &u);
     report("init", &u);
     if (u.rc_qps != 0)
         FAIL("%d RC QPs exist right after vc_init (want 0)", u.rc_qps);
     /* host name, node agreement, rc/ud/hb/shm blobs: a few hundred bytes,
        whatever the job size (the old rc blob was 8 B per rank) */
-    if (boot_put_bytes(&vc_ctx.boot) > 1024)
-        FAIL("published %zu B of endpoint data at %d ranks", boot_put_bytes(&vc_ctx.boot), mp_size);
+    if (boot_put_bytes(&ctx_lib.boot) > 1024)
+        FAIL("published %zu B of endpoint data at %d ranks", boot_put_bytes(&ctx_lib.boot), mp_size);
 
     /* ring */
     int right = (mp_rank + 1) % mp_size, left = (mp_rank - 1 + mp_size) % mp_size;
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
     OK(vc_allreduce(&fails, &total, 1, VC_INT32, VC_SUM, VC_COMM_WORLD));
     if (mp_rank == 0)
         printf("%s: mp_ondemand on %d ranks (%s)\n", total ? "FAIL" : "PASS", mp_size,
-               vc_ctx.rc ? "rc on demand" : "no rc peers");
+               ctx_lib.rc ? "rc on demand" : "no rc peers");
     OK(vc_finalize());
     return total ? 1 : 0;
 }

@@ -57,7 +57,7 @@ int net_verbs_async_drain(struct ibv_context *ctx, const char *tag, int me,
         int benign = ev.event_type == IBV_EVENT_COMM_EST ||
                      ev.event_type == IBV_EVENT_PORT_ACTIVE ||
                      ev.event_type == IBV_EVENT_SQ_DRAINED;
-        vc_log(benign ? CFG_LOG_DEBUG : CFG_LOG_ERROR, "%s: rank %d: device %s event: %s%s",
+        core_log(benign ? CFG_LOG_DEBUG : CFG_LOG_ERROR, "%s: rank %d: device %s event: %s%s",
                tag, me, ibv_get_device_name(ctx->device),
                ibv_event_type_str(ev.event_type), what);
         ibv_ack_async_event(&ev);

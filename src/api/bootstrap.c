@@ -6,15 +6,15 @@
  * boot_init preserves while it is armed (boot/exchange.c).
  */
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "api.h"
 
 int vc_bootstrap_exchange(int rank, int size, vc_allgather_fn *allgather, void *ctx)
 {
     VC_API_ENTER();
-    if (vc_ctx.initialized)
+    if (ctx_lib.initialized)
         return VC_ERR_ARG;          /* it would apply to no vc_init */
     if (!allgather || size < 1 || rank < 0 || rank >= size)
         return VC_ERR_ARG;
-    boot_exch_arm(&vc_ctx.boot, rank, size, allgather, ctx);
+    boot_exch_arm(&ctx_lib.boot, rank, size, allgather, ctx);
     return VC_SUCCESS;
 }

@@ -1,7 +1,7 @@
 /*
- * api_alltoall.c -- public alltoall(v), reduce_scatter(_block), scan and
+ * coll_alltoall.c -- public alltoall(v), reduce_scatter(_block), scan and
  * exscan, blocking and non-blocking: validate as MPI does, then hand the
- * collective to coll_run / coll_run_v (api.c).
+ * collective to coll_run / coll_run_v (src/coll/route.c).
  *
  * Every rank checks only its own arguments, so an argument that is wrong
  * on one rank alone cannot be agreed on; as in MPI the call is then
@@ -10,8 +10,8 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include "coll.h"
-#include "core/ctx.h"
+#include "api.h"
+#include "coll/coll.h"
 #include "dtype/dtype.h"
 
 /* count * n elements of dt must be addressable */
@@ -26,12 +26,12 @@ static int check_total(vc_dtype_t dt, size_t count, size_t n)
 static int check_alltoall(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dt,
                           vc_comm_t comm)
 {
-    int rc = coll_check_common(comm);
+    int rc = api_check_comm(comm);
     if (rc || (rc = check_total(dt, count, (size_t)comm->size)))
         return rc;
     if (rbuf == VC_IN_PLACE || !*sbuf)
         return count ? VC_ERR_BUFFER : VC_SUCCESS;
-    if ((rc = coll_check_buf(rbuf, count)))
+    if ((rc = api_check_buf(rbuf, count)))
         return rc;
     if (*sbuf == rbuf)          /* same layout both ways: in place */
         *sbuf = VC_IN_PLACE;
@@ -99,7 +99,7 @@ static int check_alltoallv(const void **sbuf, const size_t *scounts, const size_
                            void *rbuf, const size_t *rcounts, const size_t *rdispls,
                            vc_dtype_t dt, vc_comm_t comm)
 {
-    int rc = coll_check_common(comm);
+    int rc = api_check_comm(comm);
     if (rc)
         return rc;
     if (!dtype_size(dt))
@@ -153,14 +153,14 @@ int vc_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls
 static int check_reducing(const void **sbuf, void *rbuf, size_t total, size_t mine,
                           vc_dtype_t dt, vc_op_t op, vc_comm_t comm)
 {
-    int rc = coll_check_common(comm);
-    if (rc || (rc = coll_check_op(dt, op)) || (rc = check_total(dt, total, 1)))
+    int rc = api_check_comm(comm);
+    if (rc || (rc = api_check_op(dt, op)) || (rc = check_total(dt, total, 1)))
         return rc;
     if (rbuf == VC_IN_PLACE || !*sbuf)
         return total ? VC_ERR_BUFFER : VC_SUCCESS;
     if (*sbuf == VC_IN_PLACE)
-        return coll_check_buf(rbuf, total);
-    if ((rc = coll_check_buf(rbuf, mine)))
+        return api_check_buf(rbuf, total);
+    if ((rc = api_check_buf(rbuf, mine)))
         return rc;
     if (*sbuf == rbuf && total)
         *sbuf = VC_IN_PLACE;
@@ -171,7 +171,7 @@ static int check_reducing(const void **sbuf, void *rbuf, size_t total, size_t mi
 static int check_rsb(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dt,
                      vc_op_t op, vc_comm_t comm)
 {
-    int rc = coll_check_common(comm);
+    int rc = api_check_comm(comm);
     if (rc || (rc = check_total(dt, count, (size_t)comm->size)))
         return rc;
     return check_reducing(sbuf, rbuf, count * (size_t)comm->size, count, dt, op, comm);
@@ -203,7 +203,7 @@ int vc_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count,
 static int check_rs(const void **sbuf, void *rbuf, const size_t *rcounts, vc_dtype_t dt,
                     vc_op_t op, vc_comm_t comm, size_t *total)
 {
-    int rc = coll_check_common(comm);
+    int rc = api_check_comm(comm);
     if (rc)
         return rc;
     if (!rcounts)

@@ -1,10 +1,10 @@
 /*
  * lock.c -- the library lock of VC_THREAD_MULTIPLE.
  *
- * One mutex serialises every public call (VC_API_ENTER in ctx.h), so the
+ * One mutex serialises every public call (VC_API_ENTER in api.h), so the
  * layers below keep their single-threaded code. What makes several threads
  * actually work is that no call waits while holding it: every idle step of
- * a blocking call goes through vc_lock_idle, which releases the lock
+ * a blocking call goes through api_lock_idle (the progress layer's yield), which releases the lock
  * completely (whatever the nesting depth), so other threads can post,
  * progress and complete -- and the progress any thread makes completes
  * every thread's requests, since all requests live in the one context.
@@ -16,7 +16,7 @@
  * scheduled for a while.
  */
 #include <sched.h>
-#include "ctx.h"
+#include "api.h"
 
 #define HANDOFF_YIELDS 64
 
@@ -56,9 +56,9 @@ static unsigned drop(struct vc_ctx *c)
     return depth;
 }
 
-int vc_lock_enter(void)
+int api_lock_enter(void)
 {
-    struct vc_ctx *c = &vc_ctx;
+    struct vc_ctx *c = &ctx_lib;
     if (i_own_it(c))
         c->lock_depth++;          /* a public call inside a public call */
     else
@@ -66,9 +66,9 @@ int vc_lock_enter(void)
     return 1;
 }
 
-void vc_lock_leave(void)
+void api_lock_leave(void)
 {
-    struct vc_ctx *c = &vc_ctx;
+    struct vc_ctx *c = &ctx_lib;
     if (--c->lock_depth == 0)
         drop(c);
 }
@@ -87,9 +87,9 @@ static void hand_over(struct vc_ctx *c)
     take(c, depth);
 }
 
-void vc_lock_idle(int spinning)
+void api_lock_idle(int spinning)
 {
-    struct vc_ctx *c = &vc_ctx;
+    struct vc_ctx *c = &ctx_lib;
     /* called without the lock (vc_init_thread still setting up): nothing to give */
     if (!i_own_it(c)) {
         if (spinning)
@@ -112,9 +112,9 @@ void vc_lock_idle(int spinning)
     take(c, depth);
 }
 
-void vc_lock_pass(void)
+void api_lock_pass(void)
 {
-    struct vc_ctx *c = &vc_ctx;
+    struct vc_ctx *c = &ctx_lib;
     if (i_own_it(c) && __atomic_load_n(&c->lock_waiters, __ATOMIC_RELAXED))
         hand_over(c);
 }

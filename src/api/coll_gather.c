@@ -17,8 +17,8 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include "coll.h"
-#include "core/ctx.h"
+#include "api.h"
+#include "coll/coll.h"
 #include "dtype/dtype.h"
 
 #define SORT_STACK 64   /* blocks sorted without malloc for overlap checks */
@@ -87,7 +87,7 @@ static int check_overlap(const size_t *counts, const size_t *displs, int n)
 static int check_rooted(vc_comm_t comm, int root, vc_dtype_t dt, size_t count,
                         size_t *bytes)
 {
-    int rc = coll_check_common(comm);
+    int rc = api_check_comm(comm);
     if (rc)
         return rc;
     if (root < 0 || root >= comm->size)
@@ -98,13 +98,13 @@ static int check_rooted(vc_comm_t comm, int root, vc_dtype_t dt, size_t count,
 /* the side a non-root of a rooted collective owns: one block, no in place */
 static int check_own_block(const void *buf, size_t count)
 {
-    return buf == VC_IN_PLACE ? VC_ERR_BUFFER : coll_check_buf(buf, count);
+    return buf == VC_IN_PLACE ? VC_ERR_BUFFER : api_check_buf(buf, count);
 }
 
 /* the root's full buffer: real (not VC_IN_PLACE) when anything goes in it */
 static int check_root_buf(const void *buf, size_t extent)
 {
-    return buf == VC_IN_PLACE ? VC_ERR_BUFFER : coll_check_buf(buf, extent);
+    return buf == VC_IN_PLACE ? VC_ERR_BUFFER : api_check_buf(buf, extent);
 }
 
 /* nb: a non-blocking call, whose request pointer must be given */
@@ -143,7 +143,7 @@ static int gather_scatter(int kind, const void *one, void *all, size_t count,
     }
     if ((rc = check_total(dt, count, comm->size)) ||
         (rc = check_root_buf(all, count)) ||
-        (one != VC_IN_PLACE && (rc = coll_check_buf(one, count))))
+        (one != VC_IN_PLACE && (rc = api_check_buf(one, count))))
         return rc;
     if (count && one == (const char *)all + (size_t)root * bytes)
         one = VC_IN_PLACE;
@@ -172,7 +172,7 @@ static int gatherv_scatterv(int kind, const void *one, size_t count, void *all,
         (kind == COLL_GATHERV && (rc = check_overlap(counts, displs, comm->size))))
         return rc;
     if (one != VC_IN_PLACE) {
-        if ((rc = coll_check_buf(one, count)))
+        if ((rc = api_check_buf(one, count)))
             return rc;
         if (kind == COLL_GATHERV ? count > counts[root] : count < counts[root])
             return VC_ERR_TRUNCATE;
@@ -190,7 +190,7 @@ static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t 
                       vc_request_t *req)
 {
     size_t bytes, ext;
-    int rc = coll_check_common(comm);
+    int rc = api_check_comm(comm);
     if (rc)
         return rc;
     if (!rcounts || !displs)
@@ -202,7 +202,7 @@ static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t 
         return rc;
     if (sbuf != VC_IN_PLACE) {
         size_t mine = rcounts[comm->rank];
-        if ((rc = coll_check_buf(sbuf, scount)))
+        if ((rc = api_check_buf(sbuf, scount)))
             return rc;
         if (scount != mine)
             return scount > mine ? VC_ERR_TRUNCATE : VC_ERR_ARG;

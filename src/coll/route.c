@@ -1,8 +1,9 @@
 /*
- * api.c -- public collective calls: validate, then one route for every
- * form: the facts of the call, one decision (select.c, registry.c), and
- * either the shared-memory runner the algorithm has (blocking calls) or
- * its schedule, built (or reused) and run.
+ * route.c -- one route for every collective call and form (the API has
+ * validated it: src/api/coll*.c): the facts of the call, one decision
+ * (select.c, registry.c), and either the shared-memory runner the
+ * algorithm has (blocking calls) or its schedule, built (or reused) and
+ * run. Also the per-communicator state the route keeps.
  *
  * Small-message path cost: blocking calls reuse the last schedule built for
  * the same (kind, algorithm, count, dtype, op, root, in-place) on this
@@ -15,7 +16,7 @@
 #include <string.h>
 #include "comm_priv.h"
 #include "rules.h"
-#include "core/ctx.h"
+#include "boot/boot.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
 #include "core/log.h"
@@ -35,8 +36,9 @@ static coll_comm_t *priv_alloc(struct vc_comm *c)
         free(ids);
         return NULL;
     }
+    const int *node_of = c->coll->boot->node_of;
     for (int r = 0; r < c->size; r++)
-        ids[r] = vc_ctx.boot.node_of ? vc_ctx.boot.node_of[comm_world_rank(c, r)] : 0;
+        ids[r] = node_of ? node_of[comm_world_rank(c, r)] : 0;
     int rc = coll_layout_build(&cc->layout, c->size, ids);
     free(ids);
     if (rc) {
@@ -44,7 +46,7 @@ static coll_comm_t *priv_alloc(struct vc_comm *c)
         return NULL;
     }
     for (int k = 0; k < COLL_NKINDS; k++)
-        cc->forced[k] = coll_cfg_forced(k);
+        cc->forced[k] = coll_cfg_forced(c->coll, k);
     c->coll_priv = cc;
     return cc;
 }
@@ -63,7 +65,7 @@ int coll_comm_init(struct vc_comm *c)
        (3 ranks here, 1 there): vc_init agreed on the flag without sending
        anything (a collective here would connect every rank to log p peers
        before the application addressed any) */
-    cc->layout.oversub = vc_ctx.any_node_oversub;
+    cc->layout.oversub = c->coll->any_node_oversub;
     return VC_SUCCESS;
 }
 
@@ -88,7 +90,6 @@ static void priv_free(struct vc_comm *c)
     for (int k = 0; k < COLL_NKINDS; k++)
         sched_free(&cc->cache[k].s);
     free(cc->scratch);
-    free(cc->made);
     coll_layout_free(&cc->layout);
     coll_shmseg_free(cc->seg);
     free(cc);
@@ -98,17 +99,21 @@ static void priv_free(struct vc_comm *c)
 void coll_comm_fini(struct vc_comm *c)
 {
     coll_comm_t *cc = c->coll_priv;
-    if (cc && c == VC_COMM_WORLD) {
+    coll_state_t *cs = c->coll;
+    if (c->ctx == 0) {      /* the world: every communicator made goes too */
         /* the world's node communicator is in the list freed below */
-        node_release(cc, c);
-        for (int i = 0; i < cc->nmade; i++) {
-            struct vc_comm *m = cc->made[i];
+        if (cc)
+            node_release(cc, c);
+        for (int i = 0; i < cs->nmade; i++) {
+            struct vc_comm *m = cs->made[i];
             priv_free(m);
             free(m->world);
             m->magic = COMM_FREED;
             free(m);
         }
-        cc->nmade = 0;
+        free(cs->made);
+        cs->made = NULL;
+        cs->nmade = cs->capmade = 0;
     }
     priv_free(c);
 }
@@ -116,9 +121,7 @@ void coll_comm_fini(struct vc_comm *c)
 /* used by comm_split.c */
 int coll_comm_register(struct vc_comm *c)
 {
-    coll_comm_t *w = VC_COMM_WORLD->coll_priv;
-    if (!w && !(w = priv_alloc(VC_COMM_WORLD)))
-        return VC_ERR_NOMEM;
+    coll_state_t *w = c->coll;
     if (w->nmade == w->capmade) {
         int n = w->capmade ? 2 * w->capmade : 8;
         struct vc_comm **m = realloc(w->made, (size_t)n * sizeof *m);
@@ -138,9 +141,9 @@ void coll_comm_release_cache(struct vc_comm *c)
 }
 
 /* VCOLL_<COLL>_ALG, checked at vc_init (coll_setup), as a descriptor */
-const coll_alg_t *coll_cfg_forced(int kind)
+const coll_alg_t *coll_cfg_forced(const coll_state_t *cs, int kind)
 {
-    const char *name = kind < CFG_NCOLL ? vc_ctx.cfg.coll_alg[kind] : "auto";
+    const char *name = kind < CFG_NCOLL && cs->coll_alg ? cs->coll_alg[kind] : "auto";
     return strcmp(name, "auto") ? coll_alg_find(kind, name) : NULL;
 }
 
@@ -195,7 +198,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         dt = VC_BYTE;
         count = 0;
     }
-    if (ops_is_user(op) && (rc = ops_lookup(op, &ufn, &commutative)))
+    if (ops_is_user(op) && (rc = ops_lookup(comm->coll->ops, op, &ufn, &commutative)))
         return rc;
     coll_comm_t *cc = coll_priv(comm);
     if (!cc)
@@ -307,36 +310,11 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     return rc;
 }
 
-/* ---- the public face of selection: listing a collective's algorithms
-   and forcing one on a communicator (vcoll_tune measures candidates this
-   way: vcoll cannot be re-initialised in one process, so environment
-   variables cannot change between measurements) ---- */
+/* ---- selection for the API: which algorithm a call would take, and
+   forcing one on a communicator (vc_coll_which, vc_coll_set_alg) ---- */
 
-int vc_coll_alg_name(const char *collective, int index, const char **name)
+int coll_which(struct vc_comm *comm, int kind, size_t count, size_t esize, const char **name)
 {
-    const coll_alg_t *const *l;
-    int kind = coll_kind_of(collective);
-    if (kind < 0 || !name || index < 0)
-        return VC_ERR_ARG;
-    if (index >= coll_algs(kind, &l))
-        return VC_ERR_ARG;
-    *name = l[index]->name;
-    return VC_SUCCESS;
-}
-
-int vc_coll_which(vc_comm_t comm, const char *collective, size_t count, vc_dtype_t dtype,
-                  const char **name)
-{
-    VC_API_ENTER();
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    int kind = coll_kind_of(collective);
-    if (kind < 0 || !name)
-        return VC_ERR_ARG;
-    size_t esize = kind == COLL_BARRIER ? 1 : dtype_size(dtype);
-    if (!esize)
-        return VC_ERR_DTYPE;
     coll_comm_t *cc = coll_priv(comm);
     if (!cc)
         return VC_ERR_NOMEM;
@@ -348,14 +326,8 @@ int vc_coll_which(vc_comm_t comm, const char *collective, size_t count, vc_dtype
     return VC_SUCCESS;
 }
 
-int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorithm)
+int coll_set_alg(struct vc_comm *comm, const char *collective, const char *algorithm)
 {
-    VC_API_ENTER();
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    if (!algorithm)
-        algorithm = "auto";
     int kind = coll_kind_of(collective);
     const coll_alg_t *a = kind >= 0 ? coll_alg_find(kind, algorithm) : NULL;
     int bad = kind < 0 || (!a && strcmp(algorithm, "auto"));
@@ -363,7 +335,8 @@ int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorith
        different schedules: agree first, then change on all or none */
     uint64_t h = coll_hash_str(coll_hash_str(0, collective ? collective : ""), algorithm);
     uint64_t mine[3] = {h, ~h, (uint64_t)bad}, all[3];
-    if ((rc = coll_run(COLL_ALLREDUCE, comm, mine, all, 3, VC_UINT64, VC_MAX, 0, NULL)))
+    int rc = coll_run(COLL_ALLREDUCE, comm, mine, all, 3, VC_UINT64, VC_MAX, 0, NULL);
+    if (rc)
         return rc;
     if (all[2] || all[0] != ~all[1])
         return VC_ERR_ARG;
@@ -388,205 +361,3 @@ int coll_run_msgs(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     return route(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, NULL, 0);
 }
 
-/* ---- argument checking ---- */
-
-int coll_check_buf(const void *buf, size_t count)
-{
-    return !buf && count ? VC_ERR_BUFFER : VC_SUCCESS;
-}
-
-int coll_check_common(vc_comm_t comm)
-{
-    VC_CHECK_INIT();
-    return comm_check(comm) ? VC_ERR_COMM : VC_SUCCESS;
-}
-
-int coll_check_op(vc_dtype_t dt, vc_op_t op)
-{
-    if (!ops_is_user(op))
-        return dtype_op_check(dt, op);
-    if (!dtype_size(dt))
-        return VC_ERR_DTYPE;
-    return ops_lookup(op, NULL, NULL);
-}
-
-static int check_bcast(void *buf, size_t count, vc_dtype_t dt, int root,
-                       vc_comm_t comm)
-{
-    size_t bytes;
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    if (root < 0 || root >= comm->size)
-        return VC_ERR_RANK;
-    if ((rc = dtype_bytes(dt, count, &bytes)))
-        return rc;
-    if (buf == VC_IN_PLACE)
-        return VC_ERR_BUFFER;
-    return coll_check_buf(buf, count);
-}
-
-/* shared by reduce (root >= 0) and allreduce (root = -1) */
-static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
-                        vc_op_t op, int root, vc_comm_t comm)
-{
-    size_t bytes;
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    if (root != -1 && (root < 0 || root >= comm->size))
-        return VC_ERR_RANK;
-    if ((rc = coll_check_op(dt, op)))
-        return rc;
-    if ((rc = dtype_bytes(dt, count, &bytes)))
-        return rc;
-    int has_rbuf = root == -1 || root == comm->rank;
-    if (rbuf == VC_IN_PLACE)
-        return VC_ERR_BUFFER;
-    if (sbuf == VC_IN_PLACE)        /* MPI: in place only where rbuf is valid */
-        return has_rbuf ? coll_check_buf(rbuf, count) : VC_ERR_BUFFER;
-    if ((rc = coll_check_buf(sbuf, count)))
-        return rc;
-    return has_rbuf ? coll_check_buf(rbuf, count) : VC_SUCCESS;
-}
-
-int vc_barrier(vc_comm_t comm)
-{
-    VC_API_ENTER();
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
-}
-
-int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
-{
-    VC_API_ENTER();
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, req);
-}
-
-int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm)
-{
-    VC_API_ENTER();
-    int rc = check_bcast(buf, count, dtype, root, comm);
-    if (rc)
-        return rc;
-    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
-}
-
-int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
-              vc_request_t *req)
-{
-    VC_API_ENTER();
-    int rc = check_bcast(buf, count, dtype, root, comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, req);
-}
-
-int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-              vc_op_t op, int root, vc_comm_t comm)
-{
-    VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
-    if (rc)
-        return rc;
-    if (comm->rank == root && sbuf == rbuf)   /* same buffer: treat as in place */
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
-                    count, dtype, op, root, NULL);
-}
-
-int vc_ireduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-               vc_op_t op, int root, vc_comm_t comm, vc_request_t *req)
-{
-    VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    if (comm->rank == root && sbuf == rbuf)
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
-                    count, dtype, op, root, req);
-}
-
-int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-                 vc_op_t op, vc_comm_t comm)
-{
-    VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
-    if (rc)
-        return rc;
-    if (sbuf == rbuf)
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
-}
-
-int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-                  vc_op_t op, vc_comm_t comm, vc_request_t *req)
-{
-    VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    if (sbuf == rbuf)
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, req);
-}
-
-static int check_allgather(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-                           vc_comm_t comm)
-{
-    size_t bytes, total;
-    int rc = coll_check_common(comm);
-    if (rc)
-        return rc;
-    if ((rc = dtype_bytes(dtype, count, &bytes)))
-        return rc;
-    /* the receive buffer holds size blocks */
-    if ((rc = dtype_bytes(dtype, count * (size_t)comm->size, &total)) ||
-        (count && count * (size_t)comm->size / (size_t)comm->size != count))
-        return rc ? rc : VC_ERR_COUNT;
-    if (rbuf == VC_IN_PLACE)
-        return VC_ERR_BUFFER;
-    if ((rc = coll_check_buf(rbuf, count)))
-        return rc;
-    if (*sbuf != VC_IN_PLACE && (rc = coll_check_buf(*sbuf, count)))
-        return rc;
-    if (*sbuf == (const char *)rbuf + (size_t)comm->rank * bytes && count)
-        *sbuf = VC_IN_PLACE;
-    return VC_SUCCESS;
-}
-
-int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-                 vc_comm_t comm)
-{
-    VC_API_ENTER();
-    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc)
-        return rc;
-    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
-}
-
-int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
-                  vc_comm_t comm, vc_request_t *req)
-{
-    VC_API_ENTER();
-    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, req);
-}

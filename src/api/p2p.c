@@ -1,13 +1,13 @@
 /*
- * api.c -- public point-to-point calls: validate every argument, then hand
+ * p2p.c -- public point-to-point calls: validate every argument, then hand
  * over to the protocol layer. Nothing reaches p2p.c unchecked.
  */
 #include <stddef.h>
 #include "vcoll.h"
-#include "p2p.h"
-#include "../core/ctx.h"
-#include "../net/net.h"
-#include "../dtype/dtype.h"
+#include "api.h"
+#include "p2p/p2p.h"
+#include "net/net.h"
+#include "dtype/dtype.h"
 
 static int check_buf(const void *buf, size_t count, vc_dtype_t dt, size_t *bytes)
 {
@@ -41,7 +41,7 @@ static int check_args(const void *buf, size_t count, vc_dtype_t dt, int peer, in
 /* wait + copy status + free: shared by vc_wait and the blocking calls */
 static int complete(struct vc_request *r, vc_status_t *status)
 {
-    int rc = p2p_wait(r);
+    int rc = p2p_wait(ctx_lib.p2p, r);
     if (status)
         *status = r->status;
     req_free(r);
@@ -166,10 +166,10 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
     if (!req_valid(*req))
         return VC_ERR_REQUEST;
     if (!(*req)->done) {
-        vc_progress();
+        p2p_progress(ctx_lib.p2p);
         /* a request whose peer is dead is finished: report it */
         if (!(*req)->done)
-            vc_test_idle(*req);
+            p2p_test_idle(ctx_lib.p2p, *req);
     }
     *flag = (*req)->done;
     if (!*flag)
@@ -234,10 +234,10 @@ int vc_testall(int n, vc_request_t reqs[], int *flag, vc_status_t statuses[])
         return VC_ERR_ARG;
     /* all or nothing, as in MPI: nothing is freed unless all are done */
     if (!all_done(n, reqs)) {
-        vc_progress();
+        p2p_progress(ctx_lib.p2p);
         /* a request whose peer is dead is finished: report it */
         if (!all_done(n, reqs))
-            vc_test_idle_n(n, reqs);
+            p2p_test_idle_n(ctx_lib.p2p, n, reqs);
         if (!all_done(n, reqs)) {
             *flag = 0;
             return VC_SUCCESS;
@@ -260,7 +260,7 @@ int vc_waitany(int n, vc_request_t reqs[], int *index, vc_status_t *status)
         return rc;
     if (!index)
         return VC_ERR_ARG;
-    int i = p2p_waitany(n, reqs);
+    int i = p2p_waitany(ctx_lib.p2p, n, reqs);
     if (i < 0) {
         *index = VC_UNDEFINED;
         empty_status(status);
@@ -295,9 +295,9 @@ int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *s
                 return complete_at(reqs, i, status);
             }
         if (!pass) {
-            vc_progress();
+            p2p_progress(ctx_lib.p2p);
             /* a request whose peer is dead is finished: report it */
-            vc_test_idle_n(n, reqs);
+            p2p_test_idle_n(ctx_lib.p2p, n, reqs);
         }
     }
     *flag = 0;

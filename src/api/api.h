@@ -1,0 +1,47 @@
+/*
+ * api.h -- what every public entry point shares: the library lock, the
+ * initialization check, and the argument checks of the collective calls.
+ * The API validates every argument and takes the lock, then dispatches to
+ * the layer that does the work; nothing below it is named vc_*.
+ */
+#ifndef VC_API_H
+#define VC_API_H
+
+#include "vcoll.h"
+#include "core/ctx.h"
+#include "core/comm.h"
+
+/* First statement of every public call that touches library state: under
+ * VC_THREAD_MULTIPLE it takes the library lock, and the cleanup attribute
+ * releases it on every return path. Otherwise it costs one well-predicted
+ * test of thread_multiple (the leave test reads the same local); the flag is
+ * copied because vc_init_thread sets it during its own call. */
+int api_lock_enter(void);
+void api_lock_leave(void);
+static inline void api_leave_(int *held)
+{
+    if (__builtin_expect(*held, 0))
+        api_lock_leave();
+}
+#define VC_API_ENTER() \
+    __attribute__((cleanup(api_leave_))) int api_held_ = \
+        __builtin_expect(ctx_lib.thread_multiple, 0) ? api_lock_enter() : 0
+
+/* A blocking call that found nothing to do: let other threads into the
+ * library for a moment (lock.c). spinning = still in the polling phase.
+ * The progress layer calls it through prog_t.yield. */
+void api_lock_idle(int spinning);
+/* A blocking call that made progress: hand the lock over only if another
+ * thread is queued for it, so a busy waiter cannot starve the others. */
+void api_lock_pass(void);
+
+/* Shared guard for every public call. */
+#define VC_CHECK_INIT() \
+    do { if (!ctx_lib.initialized) return VC_ERR_NOT_INITIALIZED; } while (0)
+
+/* collective argument checks (coll.c) */
+int api_check_comm(vc_comm_t comm);                /* initialized, valid comm */
+int api_check_buf(const void *buf, size_t count);  /* VC_ERR_BUFFER: NULL, count > 0 */
+int api_check_op(vc_dtype_t dt, vc_op_t op);       /* built-in or live user op */
+
+#endif
