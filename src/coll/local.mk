@@ -2,6 +2,7 @@
 # selection table, executor, public calls, communicator dup/split/free.
 libvcoll_int_la_SOURCES += \
 	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
+	src/coll/fold.h src/coll/fold.c \
 	src/coll/registry.h src/coll/registry.c src/coll/select.c \
 	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h \
 	src/coll/setup.c src/coll/api.c src/coll/comm_split.c \
