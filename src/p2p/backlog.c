@@ -160,9 +160,9 @@ void p2p_cancel(struct vc_request *r)
 {
     struct p2p_state *st = vc_ctx.p2p;
     if (r->kind == REQ_RECV) {
-        for (struct vc_request *q = st->posted.head; q; q = q->next)
-            if (q == r) {
-                p2p_queue_remove(&st->posted, r);
+        LIST_FOR_EACH(n, &st->posted)
+            if (n == &r->link) {
+                list_unlink(n);
                 break;
             }
     }

@@ -1,3 +1,3 @@
 libvcoll_int_la_SOURCES += src/p2p/p2p.h src/p2p/proto.h src/p2p/p2p_state.h \
-	src/p2p/p2p.c src/p2p/queue.c src/p2p/backlog.c src/p2p/api.c \
+	src/p2p/p2p.c src/p2p/backlog.c src/p2p/api.c \
 	src/p2p/progress.c src/p2p/api_progress.c

@@ -142,7 +142,8 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
                        const void *pkt, size_t len)
 {
     struct p2p_state *st = vc_ctx.p2p;
-    for (struct vc_request *r = st->posted.head; r; r = r->next) {
+    LIST_FOR_EACH(n, &st->posted) {
+        struct vc_request *r = LIST_ENTRY(n, struct vc_request, link);
         if (!matches(r, h->ctx, h->src, h->tag))
             continue;
         if (!src_ok(r, h->src, world_src)) {
@@ -150,7 +151,7 @@ static void on_matched(int world_src, const p2p_hdr_t *h, const p2p_rts_t *rts,
                      "communicator", world_src, h->src);
             return;
         }
-        p2p_queue_remove(&st->posted, r);
+        list_unlink(&r->link);
         if (h->type == P2P_EAGER) {
             finish_recv(r, h->src, h->tag, h->len);
             if (r->status.bytes)
@@ -448,7 +449,7 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
         free(u);
         return VC_SUCCESS;
     }
-    p2p_queue_push(&st->posted, r);
+    list_push_back(&st->posted, &r->link);
     return VC_SUCCESS;
 }
 
@@ -515,6 +516,8 @@ int p2p_init(void)
     struct p2p_state *st = calloc(1, sizeof *st);
     if (!st)
         return VC_ERR_NOMEM;
+    list_init(&st->posted);
+    list_init(&st->coll);
     st->pend_count = calloc((size_t)vc_ctx.size, sizeof *st->pend_count);
     st->pend_pass = calloc((size_t)vc_ctx.size, sizeof *st->pend_pass);
     if (!st->pend_count || !st->pend_pass) {

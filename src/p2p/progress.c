@@ -62,25 +62,23 @@ int vc_progress(void)
     if (c->p2p->pend_head)
         events += p2p_retry_pending();
     /* advance active non-blocking collectives; they may complete here */
-    struct vc_request *r = c->p2p->coll.head;
-    while (r) {
-        struct vc_request *next = r->next;
+    LIST_FOR_EACH_SAFE(n, nx, &c->p2p->coll) {
+        struct vc_request *r = LIST_ENTRY(n, struct vc_request, link);
         int rc = r->advance(r);
         if (rc)
             r->status.error = rc;
         if (r->done || rc) {
             r->done = 1;
-            p2p_queue_remove(&c->p2p->coll, r);
+            list_unlink(&r->link);
             events++;
         }
-        r = next;
     }
     return events;
 }
 
 void vc_coll_activate(struct vc_request *r)
 {
-    p2p_queue_push(&vc_ctx.p2p->coll, r);
+    list_push_back(&vc_ctx.p2p->coll, &r->link);
 }
 
 /* The idle hook runs only once a wait has found nothing this many times
@@ -230,7 +228,7 @@ static void fail_wait(struct vc_request *r, int err)
 {
     p2p_cancel(r);
     if (r->kind == REQ_COLL)
-        p2p_queue_remove(&vc_ctx.p2p->coll, r);
+        list_unlink(&r->link);
     r->status.error = err;
     r->done = 1;
 }
