@@ -3,8 +3,8 @@
  * allgather by recursive doubling: ~2n bytes moved per rank, so it wins for
  * medium/large vectors where recursive doubling's n*log2(p) hurts.
  *
- * Non-powers of two fold exactly as in allreduce_recursive_doubling.c (odd
- * r < 2*rem hand their vector to r-1 and get the result back at the end).
+ * Non-powers of two fold (fold.h) as in allreduce_recursive_doubling.c:
+ * odd ranks < 2*rem hand their vector over and get the result back.
  * Halving at distance m: partners share blocks [G, G+2m), G = nr & ~(2m-1);
  * the one with bit m clear keeps the lower half; kept = lower group op
  * upper group. Each block is reduced once, on one rank, then copied to all:
@@ -12,52 +12,39 @@
  *
  * Buffers: accumulate in RBUF, receive into TMP (at most half the vector).
  */
-#include "sched.h"
+#include "fold.h"
 
 int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s)
 {
-    int p = a->size, r = a->rank;
     size_t n = a->count * a->esize;
-    int pof2 = coll_pof2_floor(p), rem = p - pof2;
-    int cur, nr;
+    coll_fold_t f;
+    int cur;
     size_t cur_off;
 
     coll_input(a, &cur, &cur_off);
     if (!n)
         return sched_done(s);
-    if (p == 1) {
+    if (a->size == 1) {
         sched_copy(s, COLL_RBUF, 0, cur, cur_off, n);
         return sched_done(s);
     }
-#define PEER(x) ((x) < rem ? 2 * (x) : (x) + rem)
-    if (r < 2 * rem) {
-        if (r & 1) {
-            sched_send(s, cur, cur_off, n, r - 1);
-            sched_round(s);
-            sched_recv(s, COLL_RBUF, 0, n, r - 1);
-            return sched_done(s);
-        }
-        sched_need_tmp(s, n);
-        sched_recv(s, COLL_TMP, 0, n, r + 1);
-        sched_reduce(s, COLL_RBUF, 0, cur, cur_off, COLL_TMP, 0, n);
-        sched_round(s);
-        cur = COLL_RBUF;
-        cur_off = 0;
-        nr = r / 2;
-    } else {
-        nr = r - rem;
+    coll_fold_init(&f, a, 0);
+    if (!coll_fold_in(s, &f, &cur, &cur_off, n, COLL_RBUF, 0)) {
+        coll_fold_out(s, &f, NULL);
+        return sched_done(s);
     }
+    int nr = f.nr, pof2 = f.pof2;
 
     for (int m = pof2 / 2; m > 0; m >>= 1) {
-        coll_halving_step(s, a, coll_win_blocks, &pof2, nr, m, PEER(nr ^ m), cur, cur_off,
-                          COLL_RBUF, 0);
+        coll_halving_step(s, a, coll_win_blocks, &pof2, nr, m, coll_fold_peer(&f, nr ^ m),
+                          cur, cur_off, COLL_RBUF, 0);
         sched_round(s);
         cur = COLL_RBUF;   /* later steps only read inside the kept window */
         cur_off = 0;
     }
 
     for (int m = 1; m < pof2; m <<= 1) {
-        int peer = PEER(nr ^ m);
+        int peer = coll_fold_peer(&f, nr ^ m);
         int g = nr & ~(m - 1), pg = g ^ m;
         size_t moff, mlen, poff, plen;
         coll_win_blocks(a, &pof2, g, g + m, &moff, &mlen);
@@ -68,8 +55,6 @@ int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s)
             sched_send(s, COLL_RBUF, moff, mlen, peer);
         sched_round(s);
     }
-    if (r < 2 * rem)
-        sched_send(s, COLL_RBUF, 0, n, r + 1);
-#undef PEER
+    coll_fold_out(s, &f, NULL);
     return sched_done(s);
 }

@@ -3,6 +3,7 @@
 # dup/split/free (the public calls are src/api's).
 libvcoll_int_la_SOURCES += \
 	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
+	src/coll/fold.h src/coll/fold.c \
 	src/coll/registry.h src/coll/registry.c src/coll/select.c \
 	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h \
 	src/coll/setup.c src/coll/route.c src/coll/comm_split.c \

@@ -31,7 +31,7 @@ static int grow(req_pool_t *pool)
     pool->slabs[pool->nslabs++] = s;
     for (int i = SLAB - 1; i >= 0; i--) {
         s->r[i].idx = base + (uint32_t)i;
-        s->r[i].next = pool->free;
+        s->r[i].next_free = pool->free;
         pool->free = &s->r[i];
     }
     return 0;
@@ -42,7 +42,7 @@ struct vc_request *req_alloc(req_pool_t *pool, int kind)
     if (!pool->free && grow(pool))
         return NULL;
     struct vc_request *r = pool->free;
-    pool->free = r->next;
+    pool->free = r->next_free;
     uint32_t idx = r->idx, gen = r->gen;
     memset(r, 0, sizeof *r);
     r->idx = idx;
@@ -60,7 +60,7 @@ void req_free(struct vc_request *r)
         r->release(r);
     r->magic = 0;
     r->gen++;
-    r->next = pool->free;
+    r->next_free = pool->free;
     pool->free = r;
 }
 

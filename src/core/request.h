@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "vcoll.h"
+#include "list.h"
 
 #define REQ_MAGIC 0x76635251u   /* live request */
 
@@ -26,7 +27,10 @@ struct vc_request {
     volatile int done;
     int listed;              /* met already by the running req_check_array */
     vc_status_t status;
-    struct vc_request *next, *prev;   /* queue links (posted / backlog / coll list) */
+    union {                  /* a free request is on no queue */
+        list_node_t link;    /* p2p's posted or coll queue */
+        struct vc_request *next_free;   /* the pool's free stack (request.c) */
+    };
 
     /* p2p */
     struct vc_comm *comm;
@@ -55,7 +59,7 @@ struct vc_request {
 typedef struct req_pool {
     struct req_slab **slabs;
     uint32_t nslabs, cap;
-    struct vc_request *free;
+    struct vc_request *free;   /* top of the free stack, by next_free */
 } req_pool_t;
 
 struct vc_request *req_alloc(req_pool_t *pool, int kind);

@@ -156,9 +156,9 @@ int p2p_retry_pending(struct p2p_state *st)
 void p2p_cancel(struct p2p_state *st, struct vc_request *r)
 {
     if (r->kind == REQ_RECV) {
-        for (struct vc_request *q = st->posted.head; q; q = q->next)
-            if (q == r) {
-                p2p_queue_remove(&st->posted, r);
+        LIST_FOR_EACH(n, &st->posted)
+            if (n == &r->link) {
+                list_unlink(n);
                 break;
             }
     }

@@ -140,7 +140,8 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
 static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
                        const p2p_rts_t *rts, const void *pkt, size_t len)
 {
-    for (struct vc_request *r = st->posted.head; r; r = r->next) {
+    LIST_FOR_EACH(n, &st->posted) {
+        struct vc_request *r = LIST_ENTRY(n, struct vc_request, link);
         if (!matches(r, h->ctx, h->src, h->tag))
             continue;
         if (!src_ok(r, h->src, world_src)) {
@@ -148,7 +149,7 @@ static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
                      "communicator", world_src, h->src);
             return;
         }
-        p2p_queue_remove(&st->posted, r);
+        list_unlink(&r->link);
         if (h->type == P2P_EAGER) {
             finish_recv(r, h->src, h->tag, h->len);
             if (r->status.bytes)
@@ -431,7 +432,7 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
         free(u);
         return VC_SUCCESS;
     }
-    p2p_queue_push(&st->posted, r);
+    list_push_back(&st->posted, &r->link);
     return VC_SUCCESS;
 }
 
@@ -499,6 +500,8 @@ int p2p_init(prog_t *p, req_pool_t *reqs, size_t eager_limit, struct p2p_state *
     struct p2p_state *st = calloc(1, sizeof *st);
     if (!st)
         return VC_ERR_NOMEM;
+    list_init(&st->posted);
+    list_init(&st->coll);
     st->prog = p;
     st->reqs = reqs;
     st->eager_limit = eager_limit;

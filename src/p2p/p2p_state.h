@@ -35,7 +35,6 @@ typedef struct p2p_pending {
     uint8_t hdr[64];
 } p2p_pending_t;
 
-typedef struct p2p_queue { struct vc_request *head, *tail; } p2p_queue_t;
 
 struct prog;
 
@@ -43,7 +42,7 @@ struct p2p_state {
     struct prog *prog;          /* the progress layer: transports, liveness */
     req_pool_t *reqs;           /* where requests come from (the context's) */
     size_t eager_limit;         /* VCOLL_EAGER_LIMIT */
-    p2p_queue_t posted;         /* receives in posting order */
+    list_t posted;              /* receives in posting order, by link */
     p2p_unexp_t *unexp_head, *unexp_tail;
     p2p_pending_t *pend_head, *pend_tail;
     p2p_pending_t *pend_free;   /* recycled entries: a full ring is the common
@@ -51,13 +50,11 @@ struct p2p_state {
     uint32_t *pend_count;       /* per world rank: entries in the backlog */
     uint32_t *pend_pass;        /* per world rank: retry-pass stamp of a refused send */
     uint32_t pass;
-    p2p_queue_t coll;           /* active non-blocking collectives */
+    list_t coll;                /* active non-blocking collectives, by link */
     unsigned test_polls;        /* tests of unfinished requests */
     double test_next_check;     /* when vc_test may probe peers next */
 };
 
-void p2p_queue_push(p2p_queue_t *q, struct vc_request *r);
-void p2p_queue_remove(p2p_queue_t *q, struct vc_request *r);
 
 /* upcalls from the transports */
 void p2p_on_packet(void *arg, int src, const void *pkt, size_t len);

@@ -24,18 +24,16 @@ int p2p_poll(void *arg)
     if (st->pend_head)
         events += p2p_retry_pending(st);
     /* advance active non-blocking collectives; they may complete here */
-    struct vc_request *r = st->coll.head;
-    while (r) {
-        struct vc_request *next = r->next;
+    LIST_FOR_EACH_SAFE(n, nx, &st->coll) {
+        struct vc_request *r = LIST_ENTRY(n, struct vc_request, link);
         int rc = r->advance(r);
         if (rc)
             r->status.error = rc;
         if (r->done || rc) {
             r->done = 1;
-            p2p_queue_remove(&st->coll, r);
+            list_unlink(&r->link);
             events++;
         }
-        r = next;
     }
     return events;
 }
@@ -47,7 +45,7 @@ int p2p_progress(struct p2p_state *st)
 
 void p2p_coll_activate(struct p2p_state *st, struct vc_request *r)
 {
-    p2p_queue_push(&st->coll, r);
+    list_push_back(&st->coll, &r->link);
 }
 
 int req_net_error(const struct p2p_state *st, const struct vc_request *r)
@@ -98,7 +96,7 @@ static void fail_wait(struct p2p_state *st, struct vc_request *r, int err)
 {
     p2p_cancel(st, r);
     if (r->kind == REQ_COLL)
-        p2p_queue_remove(&st->coll, r);
+        list_unlink(&r->link);
     r->status.error = err;
     r->done = 1;
 }

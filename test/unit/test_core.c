@@ -12,6 +12,7 @@
 #include "vcoll.h"
 #include "core/config.h"
 #include "core/ctx.h"
+#include "core/list.h"
 #include "net/net.h"
 #include "boot/boot.h"
 #include "net/shm/shm_ring.h"
@@ -158,6 +159,57 @@ static void test_max_remote(void)
     b = (boot_info_t){.size = 1, .nnodes = 1, .node_of = one_node};
     CU_ASSERT_EQUAL(boot_max_remote_peers(&b), 0);
     CU_ASSERT_EQUAL(boot_max_remote_peers(NULL), 0);
+}
+
+/* core/list.h: the order each end keeps, unlinking while walking, and a
+   whole list moved to another head (rcache's reap) */
+typedef struct { int v; list_node_t link; } item_t;
+
+static int list_values(const list_t *l, int *out)
+{
+    int n = 0;
+    LIST_FOR_EACH(x, l)
+        out[n++] = LIST_ENTRY(x, item_t, link)->v;
+    return n;
+}
+
+static void test_list(void)
+{
+    item_t it[5];
+    list_t l, m;
+    int v[5];
+    list_init(&l);
+    CU_ASSERT_TRUE(list_empty(&l));
+    CU_ASSERT_PTR_NULL(list_first(&l));
+    CU_ASSERT_PTR_NULL(list_last(&l));
+    for (int i = 0; i < 5; i++) {
+        it[i].v = i;
+        if (i < 3)
+            list_push_back(&l, &it[i].link);
+        else
+            list_push_front(&l, &it[i].link);
+    }
+    CU_ASSERT_EQUAL(list_values(&l, v), 5);
+    CU_ASSERT(v[0] == 4 && v[1] == 3 && v[2] == 0 && v[3] == 1 && v[4] == 2);
+    CU_ASSERT_PTR_EQUAL(list_first(&l), &it[4].link);
+    CU_ASSERT_PTR_EQUAL(list_last(&l), &it[2].link);
+    LIST_FOR_EACH_SAFE(x, nx, &l)
+        if (LIST_ENTRY(x, item_t, link)->v % 2)
+            list_unlink(x);
+    CU_ASSERT_PTR_NULL(it[1].link.next);
+    CU_ASSERT_EQUAL(list_values(&l, v), 3);
+    CU_ASSERT(v[0] == 4 && v[1] == 0 && v[2] == 2);
+    list_take(&m, &l);
+    CU_ASSERT_TRUE(list_empty(&l));
+    CU_ASSERT_EQUAL(list_values(&m, v), 3);
+    CU_ASSERT(v[0] == 4 && v[1] == 0 && v[2] == 2);
+    list_unlink(&it[2].link);
+    CU_ASSERT_PTR_EQUAL(list_last(&m), &it[0].link);
+    list_take(&l, &m);
+    CU_ASSERT_EQUAL(list_values(&l, v), 2);
+    LIST_FOR_EACH_SAFE(x, nx, &l)
+        list_unlink(x);
+    CU_ASSERT_TRUE(list_empty(&l));
 }
 
 static void test_ring(void)
@@ -474,6 +526,7 @@ int main(void)
     CU_add_test(s, "config table", test_config_describe);
     CU_add_test(s, "foreign launcher detection", test_launcher_detect);
     CU_add_test(s, "remote peers of the worst rank", test_max_remote);
+    CU_add_test(s, "intrusive list", test_list);
     CU_add_test(s, "shm ring", test_ring);
     CU_add_test(s, "dtype sizes and op checks", test_dtype);
     CU_add_test(s, "strerror", test_strerror);

@@ -187,7 +187,7 @@ typedef struct rc_op {
 
 typedef struct rc_get {
     struct rc_get *next;      /* pending-post list */
-    struct rc_get *lnext, *lprev;   /* every live get (for close) */
+    list_node_t live_link;    /* every live get (for close) */
     int peer;
     char *dst;
     size_t len, posted;
@@ -283,7 +283,7 @@ typedef struct rc_net {
     int op_free;              /* head of free list */
 
     rc_get_t *get_head, *get_tail;   /* gets with chunks still to post */
-    rc_get_t *live;           /* every get not yet reported done */
+    list_t live;              /* every get not yet reported done, by live_link */
     int rd_inflight;          /* READ WRs in flight, all peers */
     int credit_pending;       /* some peer owes credits but could not post */
     struct net_rcache *rcache;       /* rendezvous registrations (rc_reg.c) */

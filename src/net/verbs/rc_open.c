@@ -176,6 +176,7 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     rc_net_t *r = calloc(1, sizeof *r);
     if (!r)
         return VC_ERR_NOMEM;
+    list_init(&r->live);
     r->base.ops = &rc_ops;
     r->base.name = "rc";
     r->base.up = *up;
@@ -269,8 +270,8 @@ static void rc_close(net_t *n)
         if (r->peer[p].qp)
             ibv_destroy_qp(r->peer[p].qp);
     /* gets still in flight: nobody will be told; their MRs go first */
-    for (rc_get_t *g = r->live, *nx; g; g = nx) {
-        nx = g->lnext;
+    LIST_FOR_EACH_SAFE(n, nx, &r->live) {
+        rc_get_t *g = LIST_ENTRY(n, rc_get_t, live_link);
         rc_reg_put(r, g->reg);
         free(g);
     }

@@ -69,16 +69,6 @@ static void pending_unlink(rc_net_t *r, rc_get_t *g)
     g->next = NULL;
 }
 
-static void live_unlink(rc_net_t *r, rc_get_t *g)
-{
-    if (g->lprev)
-        g->lprev->lnext = g->lnext;
-    else
-        r->live = g->lnext;
-    if (g->lnext)
-        g->lnext->lprev = g->lprev;
-}
-
 static int get_finished(const rc_get_t *g)
 {
     return g->inflight == 0 && (g->posted == g->len || g->status != VC_SUCCESS);
@@ -87,7 +77,7 @@ static int get_finished(const rc_get_t *g)
 static void get_finish(rc_net_t *r, rc_get_t *g)
 {
     pending_unlink(r, g);
-    live_unlink(r, g);
+    list_unlink(&g->live_link);
     rc_reg_put(r, g->reg);
     int status = g->status;
     void *cookie = g->cookie;
@@ -185,10 +175,7 @@ int rc_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
         free(g);
         return st;
     }
-    g->lnext = r->live;
-    if (r->live)
-        r->live->lprev = g;
-    r->live = g;
+    list_push_front(&r->live, &g->live_link);
     if (g->posted < g->len && g->status == VC_SUCCESS) {
         if (r->get_tail)
             r->get_tail->next = g;
@@ -222,8 +209,8 @@ void rc_get_chunk_done(rc_net_t *r, rc_get_t *g, int status)
 
 void rc_get_fail_peer(rc_net_t *r, int peer)
 {
-    for (rc_get_t *g = r->live, *nx; g; g = nx) {
-        nx = g->lnext;
+    LIST_FOR_EACH_SAFE(n, nx, &r->live) {
+        rc_get_t *g = LIST_ENTRY(n, rc_get_t, live_link);
         if (g->peer != peer)
             continue;
         if (g->status == VC_SUCCESS)

@@ -27,7 +27,7 @@ struct net_rcache {
     net_rcache_entry_t **idx[NET_RCACHE_KINDS];   /* sorted by start */
     int n[NET_RCACHE_KINDS];
     int cap;                  /* slots per index */
-    net_rcache_entry_t idle, busy, dead;          /* list heads */
+    list_t idle, busy, dead;  /* of net_rcache_entry_t, by link */
     /* A registration being made outside the lock: an invalidation that
        overlaps it while it is made makes it unusable. */
     uintptr_t pend_start, pend_end;
@@ -35,30 +35,12 @@ struct net_rcache {
     net_rcache_stats_t st;
 };
 
-static void list_init(net_rcache_entry_t *h)
+/* e leaves whichever list it is on for the front of l (idle: most
+   recently used first) */
+static void list_move(list_t *l, net_rcache_entry_t *e)
 {
-    h->next = h->prev = h;
-}
-
-static void list_del(net_rcache_entry_t *e)
-{
-    e->prev->next = e->next;
-    e->next->prev = e->prev;
-    e->next = e->prev = e;
-}
-
-static void list_push(net_rcache_entry_t *h, net_rcache_entry_t *e)
-{
-    e->next = h->next;
-    e->prev = h;
-    h->next->prev = e;
-    h->next = e;
-}
-
-static void list_move(net_rcache_entry_t *h, net_rcache_entry_t *e)
-{
-    list_del(e);
-    list_push(h, e);
+    list_unlink(&e->link);
+    list_push_front(l, &e->link);
 }
 
 net_rcache_t *net_rcache_create(const net_rcache_ops_t *ops, size_t max_bytes,
@@ -142,33 +124,36 @@ static void unindex_one(net_rcache_t *c, net_rcache_entry_t *e)
 static void evict(net_rcache_t *c)
 {
     while ((c->st.bytes > c->max_bytes || c->st.entries > c->max_entries) &&
-           c->idle.prev != &c->idle) {
-        unindex_one(c, c->idle.prev);
+           !list_empty(&c->idle)) {
+        unindex_one(c, LIST_ENTRY(list_last(&c->idle), net_rcache_entry_t, link));
         c->st.evictions++;
+    }
+}
+
+/* deregister and free every entry on l */
+static void free_list(net_rcache_t *c, list_t *l)
+{
+    LIST_FOR_EACH_SAFE(n, nx, l) {
+        net_rcache_entry_t *e = LIST_ENTRY(n, net_rcache_entry_t, link);
+        list_unlink(n);
+        c->ops.dereg(c->ops.arg, e->reg);
+        free(e);
     }
 }
 
 /* Deregister and free what died; lock NOT held (dereg frees memory). */
 static void reap(net_rcache_t *c)
 {
-    net_rcache_entry_t dead;
+    list_t dead;
     pthread_mutex_lock(&c->lock);
-    if (c->dead.next == &c->dead) {
+    if (list_empty(&c->dead)) {
         pthread_mutex_unlock(&c->lock);
         return;
     }
-    /* splice the whole list out, then work on it unlocked */
-    dead.next = c->dead.next;
-    dead.prev = c->dead.prev;
-    dead.next->prev = dead.prev->next = &dead;
-    list_init(&c->dead);
+    /* take the whole list out, then work on it unlocked */
+    list_take(&dead, &c->dead);
     pthread_mutex_unlock(&c->lock);
-    while (dead.next != &dead) {
-        net_rcache_entry_t *e = dead.next;
-        list_del(e);
-        c->ops.dereg(c->ops.arg, e->reg);
-        free(e);
-    }
+    free_list(c, &dead);
 }
 
 /* Register exactly [s, end) for e, outside the index (freed by its last
@@ -185,7 +170,7 @@ static int get_uncached(net_rcache_t *c, net_rcache_entry_t *e, uintptr_t s,
     }
     pthread_mutex_lock(&c->lock);
     c->st.uncached++;
-    list_push(&c->busy, e);
+    list_push_front(&c->busy, &e->link);
     pthread_mutex_unlock(&c->lock);
     *out = e;
     return VC_SUCCESS;
@@ -195,8 +180,8 @@ static int get_uncached(net_rcache_t *c, net_rcache_entry_t *e, uintptr_t s,
 static void drop_idle(net_rcache_t *c)
 {
     pthread_mutex_lock(&c->lock);
-    while (c->idle.next != &c->idle)
-        unindex_one(c, c->idle.next);
+    while (!list_empty(&c->idle))
+        unindex_one(c, LIST_ENTRY(list_first(&c->idle), net_rcache_entry_t, link));
     pthread_mutex_unlock(&c->lock);
     reap(c);
 }
@@ -243,7 +228,6 @@ int net_rcache_get(net_rcache_t *c, const void *buf, size_t len, int kind,
         return VC_ERR_NOMEM;
     e->kind = kind;
     e->refs = 1;
-    e->next = e->prev = e;
     if (c->max_entries == 0)
         return get_uncached(c, e, s, end, out);
     for (int tries = 0; tries < 4; tries++) {
@@ -283,7 +267,7 @@ int net_rcache_get(net_rcache_t *c, const void *buf, size_t len, int kind,
         if (c->n[kind] == c->cap) {
             /* every slot busy: serve it, but it leaves with its last put */
             c->st.uncached++;
-            list_push(&c->busy, e);
+            list_push_front(&c->busy, &e->link);
         } else {
             memmove(&c->idx[kind][lo + 1], &c->idx[kind][lo],
                     (size_t)(c->n[kind] - lo) * sizeof *c->idx[kind]);
@@ -294,7 +278,7 @@ int net_rcache_get(net_rcache_t *c, const void *buf, size_t len, int kind,
             if (c->st.bytes > c->st.peak_bytes)
                 c->st.peak_bytes = c->st.bytes;
             e->indexed = 1;
-            list_push(&c->busy, e);
+            list_push_front(&c->busy, &e->link);
             evict(c);
         }
         pthread_mutex_unlock(&c->lock);
@@ -349,16 +333,6 @@ void net_rcache_stats(net_rcache_t *c, net_rcache_stats_t *s)
     *s = c->st;
     s->off = c->max_entries == 0;
     pthread_mutex_unlock(&c->lock);
-}
-
-static void free_list(net_rcache_t *c, net_rcache_entry_t *h)
-{
-    while (h->next != h) {
-        net_rcache_entry_t *e = h->next;
-        list_del(e);
-        c->ops.dereg(c->ops.arg, e->reg);
-        free(e);
-    }
 }
 
 void net_rcache_destroy(net_rcache_t *c)

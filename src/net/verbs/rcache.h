@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/list.h"
 
 /* Registration kinds: a kind's registrations only serve requests of that
    kind (their access rights differ). */
@@ -55,7 +56,7 @@ typedef struct net_rcache_entry {
     int kind;
     int refs;                 /* in-flight users */
     int indexed;              /* findable by get; 0 = detached */
-    struct net_rcache_entry *prev, *next;   /* the list it is on (see .c) */
+    list_node_t link;         /* the list it is on (see .c) */
 } net_rcache_entry_t;
 
 typedef struct net_rcache_stats {

@@ -74,6 +74,7 @@
 #include <sys/types.h>
 #include <infiniband/verbs.h>
 
+#include "core/list.h"
 #include "net/net.h"
 #include "net/verbs/device.h"
 
@@ -218,7 +219,7 @@ typedef struct ud_peer {
     ud_ras_t ras;             /* reassembly of a fragmented packet */
     ud_ooo_t ooo;             /* fragments ahead of a gap (n 0: none yet) */
     /* lists: peers with unacknowledged data / with ACKs owed */
-    struct ud_peer *tx_next, *tx_prev;
+    list_node_t tx_link;
     struct ud_peer *ack_next;
     int on_tx, on_ack;
     int rank;
@@ -266,7 +267,7 @@ typedef struct ud_net {
 
     char *ras_spare;          /* one large reassembly buffer kept for reuse */
     uint32_t ras_spare_cap;
-    ud_peer_t *tx_list;       /* peers with unacknowledged data */
+    list_t tx_list;           /* peers with unacknowledged data, by tx_link */
     ud_peer_t *ack_list;      /* peers owed an acknowledgement */
     int unacked;              /* fragments in flight, all peers */
     int ack_due;              /* some peer has ack_now set */

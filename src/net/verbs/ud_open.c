@@ -271,6 +271,7 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
     ud_net_t *u = calloc(1, sizeof *u);
     if (!u)
         return VC_ERR_NOMEM;
+    list_init(&u->tx_list);
     u->base.ops = &ud_ops;
     u->base.name = "ud";
     u->base.up = *up;

@@ -241,8 +241,8 @@ static void on_send(ud_net_t *u, const struct ibv_wc *wc)
 static void run_timers(ud_net_t *u, uint64_t now)
 {
     uint64_t limit = (uint64_t)(u->c->cfg.ud_timeout * 1e9);
-    for (ud_peer_t *p = u->tx_list, *nx; p; p = nx) {
-        nx = p->tx_next;
+    LIST_FOR_EACH_SAFE(n, nx, &u->tx_list) {
+        ud_peer_t *p = LIST_ENTRY(n, ud_peer_t, tx_link);
         if (p->rto_at == 0) {
             if (!p->stall_since)
                 p->stall_since = now;
@@ -333,10 +333,10 @@ int ud_progress(net_t *n)
         else
             on_send(u, &wc[i]);
     }
-    int tick = (u->tx_list || u->ack_list) && (++u->ticks % UD_TIMER_POLLS) == 0;
+    int tick = (!list_empty(&u->tx_list) || u->ack_list) && (++u->ticks % UD_TIMER_POLLS) == 0;
     if (tick) {
         uint64_t now = ud_now_ns();
-        if (u->tx_list)
+        if (!list_empty(&u->tx_list))
             run_timers(u, now);
         age_acks(u, now);
     }

@@ -36,11 +36,7 @@ static void tx_list_add(ud_net_t *u, ud_peer_t *p)
     if (p->on_tx)
         return;
     p->on_tx = 1;
-    p->tx_prev = NULL;
-    p->tx_next = u->tx_list;
-    if (u->tx_list)
-        u->tx_list->tx_prev = p;
-    u->tx_list = p;
+    list_push_front(&u->tx_list, &p->tx_link);
 }
 
 void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p)
@@ -48,13 +44,7 @@ void ud_tx_list_drop(ud_net_t *u, ud_peer_t *p)
     if (!p->on_tx)
         return;
     p->on_tx = 0;
-    if (p->tx_prev)
-        p->tx_prev->tx_next = p->tx_next;
-    else
-        u->tx_list = p->tx_next;
-    if (p->tx_next)
-        p->tx_next->tx_prev = p->tx_prev;
-    p->tx_next = p->tx_prev = NULL;
+    list_unlink(&p->tx_link);
 }
 
 /* Put n (<= UD_POST_BATCH) slots on the wire to p as one list of work
