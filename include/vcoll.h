@@ -15,9 +15,9 @@ extern "C" {
 #endif
 
 #define VC_VERSION_MAJOR 0
-#define VC_VERSION_MINOR 2
+#define VC_VERSION_MINOR 3
 #define VC_VERSION_PATCH 0
-/* e.g. "0.2.0 (verbs rc ud shm)": the transports compiled in. */
+/* e.g. "0.3.0 (verbs rc ud shm)": the transports compiled in. */
 const char *vc_version_string(void);
 
 typedef struct vc_comm *vc_comm_t;
@@ -188,7 +188,8 @@ int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, in
 int vc_wait(vc_request_t *req, vc_status_t *status);
 int vc_test(vc_request_t *req, int *flag, vc_status_t *status);
 int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[]);
-/* index = VC_UNDEFINED when every request is VC_REQUEST_NULL */
+/* index = VC_UNDEFINED when every request is VC_REQUEST_NULL (or an
+   inactive persistent request: see vc_start) */
 int vc_waitany(int n, vc_request_t reqs[], int *index, vc_status_t *status);
 int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *status);
 int vc_testall(int n, vc_request_t reqs[], int *flag, vc_status_t statuses[]);
@@ -284,6 +285,67 @@ int vc_iscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op
              vc_comm_t comm, vc_request_t *req);
 int vc_iexscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
                vc_comm_t comm, vc_request_t *req);
+
+/* collectives (persistent, MPI-4): the blocking form's arguments plus the
+ * request. The init call is collective (the same inits in the same order on
+ * every rank: that is where requests are matched), checks its arguments as
+ * the non-blocking form does, and returns an INACTIVE request in *req. The
+ * algorithm, the schedule and its scratch are fixed at init; buffers,
+ * counts and arguments must stay valid and unchanged until vc_request_free
+ * (buffer contents may change between starts). vc_start makes it active;
+ * starts need not come in the same order on every rank. vc_wait, vc_test
+ * and the array forms complete it and leave it inactive (not freed, the
+ * handle unchanged); waiting on or testing an inactive request returns at
+ * once (flag 1, empty status), and vc_waitany / vc_testany skip inactive
+ * requests as they skip VC_REQUEST_NULL. A peer that dies during a start
+ * fails that start (VC_ERR_PEER_FAILED). */
+int vc_barrier_init(vc_comm_t comm, vc_request_t *req);
+int vc_bcast_init(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
+                  vc_request_t *req);
+int vc_reduce_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                   vc_op_t op, int root, vc_comm_t comm, vc_request_t *req);
+int vc_allreduce_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                      vc_op_t op, vc_comm_t comm, vc_request_t *req);
+int vc_allgather_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                      vc_comm_t comm, vc_request_t *req);
+int vc_gather_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+                   vc_comm_t comm, vc_request_t *req);
+int vc_gatherv_init(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                    const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm,
+                    vc_request_t *req);
+int vc_scatter_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+                    vc_comm_t comm, vc_request_t *req);
+int vc_scatterv_init(const void *sbuf, const size_t scounts[], const size_t displs[],
+                     void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm,
+                     vc_request_t *req);
+int vc_allgatherv_init(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                       const size_t displs[], vc_dtype_t dtype, vc_comm_t comm,
+                       vc_request_t *req);
+int vc_alltoall_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                     vc_comm_t comm, vc_request_t *req);
+int vc_alltoallv_init(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                      void *rbuf, const size_t rcounts[], const size_t rdispls[],
+                      vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req);
+int vc_reduce_scatter_block_init(const void *sbuf, void *rbuf, size_t count,
+                                 vc_dtype_t dtype, vc_op_t op, vc_comm_t comm,
+                                 vc_request_t *req);
+int vc_reduce_scatter_init(const void *sbuf, void *rbuf, const size_t rcounts[],
+                           vc_dtype_t dtype, vc_op_t op, vc_comm_t comm, vc_request_t *req);
+int vc_scan_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+                 vc_comm_t comm, vc_request_t *req);
+int vc_exscan_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+                   vc_comm_t comm, vc_request_t *req);
+/* Starting and freeing persistent requests. Errors are local, reported by
+ * the calling rank alone: VC_ERR_REQUEST for starting a request that is
+ * active or not persistent (vc_startall then starts none), and for
+ * vc_request_free of an active, a non-persistent or a NULL request.
+ * vc_startall starts the array's requests in any order. vc_request_free
+ * releases an inactive persistent request (its schedule and scratch) and
+ * sets *req to VC_REQUEST_NULL; requests still allocated at vc_finalize
+ * are released there. */
+int vc_start(vc_request_t *req);
+int vc_startall(int n, vc_request_t reqs[]);
+int vc_request_free(vc_request_t *req);
 
 #ifdef __cplusplus
 }

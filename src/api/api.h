@@ -44,4 +44,12 @@ int api_check_comm(vc_comm_t comm);                /* initialized, valid comm */
 int api_check_buf(const void *buf, size_t count);  /* VC_ERR_BUFFER: NULL, count > 0 */
 int api_check_op(vc_dtype_t dt, vc_op_t op);       /* built-in or live user op */
 
+/* A checked collective to the collective layer in its form (FORM_BLOCKING,
+ * FORM_NONBLOCKING, FORM_PERSISTENT of coll/registry.h): the forms with a
+ * request need one (VC_ERR_ARG); v: the vector forms' arrays, or NULL. */
+struct coll_vec;
+int api_coll_run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf, size_t count,
+                 vc_dtype_t dt, vc_op_t op, int root, const struct coll_vec *v,
+                 vc_request_t *req, int form);
+
 #endif

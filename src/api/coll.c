@@ -1,7 +1,7 @@
 /*
  * coll.c -- public collective calls (barrier, bcast, reduce, allreduce,
- * allgather and their non-blocking forms) and the public face of
- * selection: validate every argument as MPI does, take the lock, then hand
+ * allgather in their blocking, non-blocking and persistent forms) and the
+ * public face of selection: validate every argument as MPI does, take the lock, then hand
  * the call to the collective layer's one route (src/coll/route.c).
  * coll_alltoall.c and coll_gather.c hold the other collectives.
  */
@@ -118,99 +118,136 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
     return has_rbuf ? api_check_buf(rbuf, count) : VC_SUCCESS;
 }
 
+/* ---- the calls: each collective is one function of the form (registry.h:
+   FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT), so the three public
+   forms share every check and differ only in the request they ask for ---- */
+
+int api_coll_run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf, size_t count,
+                 vc_dtype_t dt, vc_op_t op, int root, const coll_vec_t *v,
+                 vc_request_t *req, int form)
+{
+    if (form != FORM_BLOCKING && !req)
+        return VC_ERR_ARG;
+    return coll_run_form(kind, comm, sbuf, rbuf, count, dt, op, root, v, req, form);
+}
+
+static int barrier(vc_comm_t comm, vc_request_t *req, int form)
+{
+    int rc = api_check_comm(comm);
+    return rc ? rc : api_coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL,
+                                  req, form);
+}
+
 int vc_barrier(vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = api_check_comm(comm);
-    if (rc)
-        return rc;
-    return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, NULL);
+    return barrier(comm, NULL, FORM_BLOCKING);
 }
 
 int vc_ibarrier(vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = api_check_comm(comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    return coll_run(COLL_BARRIER, comm, NULL, NULL, 0, VC_BYTE, VC_SUM, 0, req);
+    return barrier(comm, req, FORM_NONBLOCKING);
+}
+
+int vc_barrier_init(vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return barrier(comm, req, FORM_PERSISTENT);
+}
+
+static int bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
+                 vc_request_t *req, int form)
+{
+    int rc = check_bcast(buf, count, dtype, root, comm);
+    return rc ? rc : api_coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root,
+                                  NULL, req, form);
 }
 
 int vc_bcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_bcast(buf, count, dtype, root, comm);
-    if (rc)
-        return rc;
-    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, NULL);
+    return bcast(buf, count, dtype, root, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_ibcast(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
               vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_bcast(buf, count, dtype, root, comm);
+    return bcast(buf, count, dtype, root, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_bcast_init(void *buf, size_t count, vc_dtype_t dtype, int root, vc_comm_t comm,
+                  vc_request_t *req)
+{
+    VC_API_ENTER();
+    return bcast(buf, count, dtype, root, comm, req, FORM_PERSISTENT);
+}
+
+static int reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+                  int root, vc_comm_t comm, vc_request_t *req, int form)
+{
+    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
     if (rc)
         return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    return coll_run(COLL_BCAST, comm, NULL, buf, count, dtype, VC_SUM, root, req);
+    if (comm->rank == root && sbuf == rbuf)   /* same buffer: treat as in place */
+        sbuf = VC_IN_PLACE;
+    return api_coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL, count,
+                        dtype, op, root, NULL, req, form);
 }
 
 int vc_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
               vc_op_t op, int root, vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
-    if (rc)
-        return rc;
-    if (comm->rank == root && sbuf == rbuf)   /* same buffer: treat as in place */
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
-                    count, dtype, op, root, NULL);
+    return reduce(sbuf, rbuf, count, dtype, op, root, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_ireduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                vc_op_t op, int root, vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, root, comm);
+    return reduce(sbuf, rbuf, count, dtype, op, root, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_reduce_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                   vc_op_t op, int root, vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return reduce(sbuf, rbuf, count, dtype, op, root, comm, req, FORM_PERSISTENT);
+}
+
+static int allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                     vc_op_t op, vc_comm_t comm, vc_request_t *req, int form)
+{
+    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
     if (rc)
         return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    if (comm->rank == root && sbuf == rbuf)
+    if (sbuf == rbuf)
         sbuf = VC_IN_PLACE;
-    return coll_run(COLL_REDUCE, comm, sbuf, comm->rank == root ? rbuf : NULL,
-                    count, dtype, op, root, req);
+    return api_coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL, req,
+                        form);
 }
 
 int vc_allreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_op_t op, vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
-    if (rc)
-        return rc;
-    if (sbuf == rbuf)
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, NULL);
+    return allreduce(sbuf, rbuf, count, dtype, op, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_iallreduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                   vc_op_t op, vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_reduce(sbuf, rbuf, count, dtype, op, -1, comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    if (sbuf == rbuf)
-        sbuf = VC_IN_PLACE;
-    return coll_run(COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, req);
+    return allreduce(sbuf, rbuf, count, dtype, op, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_allreduce_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                      vc_op_t op, vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return allreduce(sbuf, rbuf, count, dtype, op, comm, req, FORM_PERSISTENT);
 }
 
 static int check_allgather(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
@@ -237,24 +274,31 @@ static int check_allgather(const void **sbuf, void *rbuf, size_t count, vc_dtype
     return VC_SUCCESS;
 }
 
+static int allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                     vc_comm_t comm, vc_request_t *req, int form)
+{
+    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
+    return rc ? rc : api_coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0,
+                                  NULL, req, form);
+}
+
 int vc_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc)
-        return rc;
-    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+    return allgather(sbuf, rbuf, count, dtype, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_iallgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                   vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_allgather(&sbuf, rbuf, count, dtype, comm);
-    if (rc)
-        return rc;
-    if (!req)
-        return VC_ERR_ARG;
-    return coll_run(COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, req);
+    return allgather(sbuf, rbuf, count, dtype, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_allgather_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                      vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return allgather(sbuf, rbuf, count, dtype, comm, req, FORM_PERSISTENT);
 }

@@ -1,7 +1,8 @@
 /*
  * coll_alltoall.c -- public alltoall(v), reduce_scatter(_block), scan and
- * exscan, blocking and non-blocking: validate as MPI does, then hand the
- * collective to coll_run / coll_run_v (src/coll/route.c).
+ * exscan, blocking, non-blocking and persistent: validate as MPI does, then
+ * hand the collective to the collective layer's route (api_coll_run,
+ * src/coll/route.c). Each collective is one function of the form.
  *
  * Every rank checks only its own arguments, so an argument that is wrong
  * on one rank alone cannot be agreed on; as in MPI the call is then
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include "api.h"
 #include "coll/coll.h"
+#include "coll/registry.h"
 #include "dtype/dtype.h"
 
 /* count * n elements of dt must be addressable */
@@ -38,23 +40,33 @@ static int check_alltoall(const void **sbuf, void *rbuf, size_t count, vc_dtype_
     return VC_SUCCESS;
 }
 
+static int alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                    vc_comm_t comm, vc_request_t *req, int form)
+{
+    int rc = check_alltoall(&sbuf, rbuf, count, dtype, comm);
+    return rc ? rc : api_coll_run(COLL_ALLTOALL, comm, sbuf, rbuf, count, dtype, VC_SUM, 0,
+                                  NULL, req, form);
+}
+
 int vc_alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                 vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_alltoall(&sbuf, rbuf, count, dtype, comm);
-    return rc ? rc : coll_run(COLL_ALLTOALL, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, NULL);
+    return alltoall(sbuf, rbuf, count, dtype, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_ialltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                  vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_alltoall(&sbuf, rbuf, count, dtype, comm);
-    if (rc)
-        return rc;
-    return req ? coll_run(COLL_ALLTOALL, comm, sbuf, rbuf, count, dtype, VC_SUM, 0, req)
-               : VC_ERR_ARG;
+    return alltoall(sbuf, rbuf, count, dtype, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_alltoall_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                     vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return alltoall(sbuf, rbuf, count, dtype, comm, req, FORM_PERSISTENT);
 }
 
 typedef struct { size_t lo, hi; } span_t;
@@ -115,13 +127,16 @@ static int check_alltoallv(const void **sbuf, const size_t *scounts, const size_
     return check_blocks(*sbuf, scounts, sdispls, comm->size, dt, 0);
 }
 
-static int run_alltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
-                         void *rbuf, const size_t *rcounts, const size_t *rdispls,
-                         vc_dtype_t dt, vc_comm_t comm, vc_request_t *req)
+static int alltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
+                     void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                     vc_dtype_t dt, vc_comm_t comm, vc_request_t *req, int form)
 {
+    int rc = check_alltoallv(&sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dt, comm);
+    if (rc)
+        return rc;
     int inplace = sbuf == VC_IN_PLACE;
     coll_vec_t v = {inplace ? NULL : scounts, inplace ? NULL : sdispls, rcounts, rdispls};
-    return coll_run_v(COLL_ALLTOALLV, comm, sbuf, rbuf, 0, dt, VC_SUM, 0, &v, req);
+    return api_coll_run(COLL_ALLTOALLV, comm, sbuf, rbuf, 0, dt, VC_SUM, 0, &v, req, form);
 }
 
 int vc_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
@@ -129,9 +144,8 @@ int vc_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[
                  vc_dtype_t dtype, vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_alltoallv(&sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm);
-    return rc ? rc : run_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype,
-                                   comm, NULL);
+    return alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm, NULL,
+                     FORM_BLOCKING);
 }
 
 int vc_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
@@ -139,12 +153,17 @@ int vc_ialltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls
                   vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_alltoallv(&sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm);
-    if (rc)
-        return rc;
-    return req ? run_alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm,
-                               req)
-               : VC_ERR_ARG;
+    return alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm, req,
+                     FORM_NONBLOCKING);
+}
+
+int vc_alltoallv_init(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                      void *rbuf, const size_t rcounts[], const size_t rdispls[],
+                      vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return alltoallv(sbuf, scounts, sdispls, rbuf, rcounts, rdispls, dtype, comm, req,
+                     FORM_PERSISTENT);
 }
 
 /* Reductions whose input is `total` elements and whose result is `mine`
@@ -177,13 +196,19 @@ static int check_rsb(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dt,
     return check_reducing(sbuf, rbuf, count * (size_t)comm->size, count, dt, op, comm);
 }
 
+static int rsb(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+               vc_comm_t comm, vc_request_t *req, int form)
+{
+    int rc = check_rsb(&sbuf, rbuf, count, dtype, op, comm);
+    return rc ? rc : api_coll_run(COLL_REDUCE_SCATTER_BLOCK, comm, sbuf, rbuf, count, dtype,
+                                  op, 0, NULL, req, form);
+}
+
 int vc_reduce_scatter_block(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
                             vc_op_t op, vc_comm_t comm)
 {
     VC_API_ENTER();
-    int rc = check_rsb(&sbuf, rbuf, count, dtype, op, comm);
-    return rc ? rc : coll_run(COLL_REDUCE_SCATTER_BLOCK, comm, sbuf, rbuf, count, dtype, op,
-                              0, NULL);
+    return rsb(sbuf, rbuf, count, dtype, op, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count,
@@ -191,12 +216,15 @@ int vc_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t count,
                              vc_request_t *req)
 {
     VC_API_ENTER();
-    int rc = check_rsb(&sbuf, rbuf, count, dtype, op, comm);
-    if (rc)
-        return rc;
-    return req ? coll_run(COLL_REDUCE_SCATTER_BLOCK, comm, sbuf, rbuf, count, dtype, op, 0,
-                          req)
-               : VC_ERR_ARG;
+    return rsb(sbuf, rbuf, count, dtype, op, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_reduce_scatter_block_init(const void *sbuf, void *rbuf, size_t count,
+                                 vc_dtype_t dtype, vc_op_t op, vc_comm_t comm,
+                                 vc_request_t *req)
+{
+    VC_API_ENTER();
+    return rsb(sbuf, rbuf, count, dtype, op, comm, req, FORM_PERSISTENT);
 }
 
 /* reduce_scatter: *total = sum of rcounts (VC_ERR_COUNT if it overflows) */
@@ -219,69 +247,84 @@ static int check_rs(const void **sbuf, void *rbuf, const size_t *rcounts, vc_dty
 
 /* selection must agree on every rank: it sees the average block (the same
    everywhere), never this rank's own count */
-static int run_rs(const void *sbuf, void *rbuf, const size_t *rcounts, size_t total,
-                  vc_dtype_t dt, vc_op_t op, vc_comm_t comm, vc_request_t *req)
+static int rs(const void *sbuf, void *rbuf, const size_t *rcounts, vc_dtype_t dt,
+              vc_op_t op, vc_comm_t comm, vc_request_t *req, int form)
 {
+    size_t total;
+    int rc = check_rs(&sbuf, rbuf, rcounts, dt, op, comm, &total);
+    if (rc)
+        return rc;
     coll_vec_t v = {rcounts, NULL, NULL, NULL};
-    return coll_run_v(COLL_REDUCE_SCATTER, comm, sbuf, rbuf, total / (size_t)comm->size,
-                      dt, op, 0, &v, req);
+    return api_coll_run(COLL_REDUCE_SCATTER, comm, sbuf, rbuf, total / (size_t)comm->size,
+                        dt, op, 0, &v, req, form);
 }
 
 int vc_reduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
                       vc_dtype_t dtype, vc_op_t op, vc_comm_t comm)
 {
     VC_API_ENTER();
-    size_t total;
-    int rc = check_rs(&sbuf, rbuf, rcounts, dtype, op, comm, &total);
-    return rc ? rc : run_rs(sbuf, rbuf, rcounts, total, dtype, op, comm, NULL);
+    return rs(sbuf, rbuf, rcounts, dtype, op, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_ireduce_scatter(const void *sbuf, void *rbuf, const size_t rcounts[],
                        vc_dtype_t dtype, vc_op_t op, vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    size_t total;
-    int rc = check_rs(&sbuf, rbuf, rcounts, dtype, op, comm, &total);
-    if (rc)
-        return rc;
-    return req ? run_rs(sbuf, rbuf, rcounts, total, dtype, op, comm, req) : VC_ERR_ARG;
+    return rs(sbuf, rbuf, rcounts, dtype, op, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_reduce_scatter_init(const void *sbuf, void *rbuf, const size_t rcounts[],
+                           vc_dtype_t dtype, vc_op_t op, vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return rs(sbuf, rbuf, rcounts, dtype, op, comm, req, FORM_PERSISTENT);
 }
 
 static int scan_any(int kind, const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
-                    vc_op_t op, vc_comm_t comm, vc_request_t *req, int nonblocking)
+                    vc_op_t op, vc_comm_t comm, vc_request_t *req, int form)
 {
     int rc = check_reducing(&sbuf, rbuf, count, count, dt, op, comm);
-    if (rc)
-        return rc;
-    if (nonblocking && !req)
-        return VC_ERR_ARG;
-    return coll_run(kind, comm, sbuf, rbuf, count, dt, op, 0, req);
+    return rc ? rc : api_coll_run(kind, comm, sbuf, rbuf, count, dt, op, 0, NULL, req, form);
 }
 
 int vc_scan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
             vc_comm_t comm)
 {
     VC_API_ENTER();
-    return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, NULL, 0);
+    return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_iscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
              vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, req, 1);
+    return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_scan_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+                 vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return scan_any(COLL_SCAN, sbuf, rbuf, count, dtype, op, comm, req, FORM_PERSISTENT);
 }
 
 int vc_exscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
               vc_comm_t comm)
 {
     VC_API_ENTER();
-    return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, NULL, 0);
+    return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, NULL, FORM_BLOCKING);
 }
 
 int vc_iexscan(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
                vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, req, 1);
+    return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, req, FORM_NONBLOCKING);
+}
+
+int vc_exscan_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, vc_op_t op,
+                   vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return scan_any(COLL_EXSCAN, sbuf, rbuf, count, dtype, op, comm, req, FORM_PERSISTENT);
 }

@@ -1,6 +1,7 @@
 /*
  * api_gather.c -- public gather, gatherv, scatter, scatterv and allgatherv,
- * blocking and non-blocking: validate as MPI would, then run the schedule.
+ * blocking, non-blocking and persistent: validate as MPI would, then run the
+ * schedule.
  *
  * MPI gives each rank its own view of the arguments: only the root's
  * receive side (gather, gatherv) or send side (scatter, scatterv) matters,
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include "api.h"
 #include "coll/coll.h"
+#include "coll/registry.h"
 #include "dtype/dtype.h"
 
 #define SORT_STACK 64   /* blocks sorted without malloc for overlap checks */
@@ -107,29 +109,27 @@ static int check_root_buf(const void *buf, size_t extent)
     return buf == VC_IN_PLACE ? VC_ERR_BUFFER : api_check_buf(buf, extent);
 }
 
-/* nb: a non-blocking call, whose request pointer must be given */
+/* form: FORM_BLOCKING, FORM_NONBLOCKING or FORM_PERSISTENT (api_coll_run) */
 static int run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf, size_t count,
-               vc_dtype_t dt, int root, const coll_vec_t *v, int nb, vc_request_t *req)
+               vc_dtype_t dt, int root, const coll_vec_t *v, int form, vc_request_t *req)
 {
-    if (nb && !req)
-        return VC_ERR_ARG;
-    return coll_run_v(kind, comm, sbuf, rbuf, count, dt, VC_SUM, root, v, nb ? req : NULL);
+    return api_coll_run(kind, comm, sbuf, rbuf, count, dt, VC_SUM, root, v, req, form);
 }
 
 /* Gather and scatter are one check with the buffers' roles swapped: `one`
    is this rank's block (gather: sbuf, in place at the root; scatter: rbuf,
    in place at the root) and `all` the root's p blocks. */
 static int rooted_run(int kind, const void *one, void *all, size_t count, vc_dtype_t dt,
-                      int root, vc_comm_t comm, const coll_vec_t *v, int nb,
+                      int root, vc_comm_t comm, const coll_vec_t *v, int form,
                       vc_request_t *req)
 {
     int gather = kind == COLL_GATHER || kind == COLL_GATHERV;
-    return gather ? run(kind, comm, one, all, count, dt, root, v, nb, req)
-                  : run(kind, comm, all, (void *)one, count, dt, root, v, nb, req);
+    return gather ? run(kind, comm, one, all, count, dt, root, v, form, req)
+                  : run(kind, comm, all, (void *)one, count, dt, root, v, form, req);
 }
 
 static int gather_scatter(int kind, const void *one, void *all, size_t count,
-                          vc_dtype_t dt, int root, vc_comm_t comm, int nb,
+                          vc_dtype_t dt, int root, vc_comm_t comm, int form,
                           vc_request_t *req)
 {
     size_t bytes;
@@ -139,7 +139,7 @@ static int gather_scatter(int kind, const void *one, void *all, size_t count,
     if (comm->rank != root) {
         if ((rc = check_own_block(one, count)))
             return rc;
-        return rooted_run(kind, one, NULL, count, dt, root, comm, NULL, nb, req);
+        return rooted_run(kind, one, NULL, count, dt, root, comm, NULL, form, req);
     }
     if ((rc = check_total(dt, count, comm->size)) ||
         (rc = check_root_buf(all, count)) ||
@@ -147,14 +147,14 @@ static int gather_scatter(int kind, const void *one, void *all, size_t count,
         return rc;
     if (count && one == (const char *)all + (size_t)root * bytes)
         one = VC_IN_PLACE;
-    return rooted_run(kind, one, all, count, dt, root, comm, NULL, nb, req);
+    return rooted_run(kind, one, all, count, dt, root, comm, NULL, form, req);
 }
 
 /* gatherv and scatterv likewise; counts and displacements only at the root.
    A block larger than its slot on the other side is VC_ERR_TRUNCATE. */
 static int gatherv_scatterv(int kind, const void *one, size_t count, void *all,
                             const size_t *counts, const size_t *displs, vc_dtype_t dt,
-                            int root, vc_comm_t comm, int nb, vc_request_t *req)
+                            int root, vc_comm_t comm, int form, vc_request_t *req)
 {
     size_t bytes, ext;
     int rc = check_rooted(comm, root, dt, count, &bytes);
@@ -163,7 +163,7 @@ static int gatherv_scatterv(int kind, const void *one, size_t count, void *all,
     if (comm->rank != root) {
         if ((rc = check_own_block(one, count)))
             return rc;
-        return rooted_run(kind, one, NULL, count, dt, root, comm, &(coll_vec_t){0}, nb, req);
+        return rooted_run(kind, one, NULL, count, dt, root, comm, &(coll_vec_t){0}, form, req);
     }
     if (!counts || !displs)
         return VC_ERR_ARG;
@@ -180,13 +180,13 @@ static int gatherv_scatterv(int kind, const void *one, size_t count, void *all,
             one = VC_IN_PLACE;
     }
     coll_vec_t v = {.counts = counts, .displs = displs};
-    return rooted_run(kind, one, all, count, dt, root, comm, &v, nb, req);
+    return rooted_run(kind, one, all, count, dt, root, comm, &v, form, req);
 }
 
 /* ---- allgatherv: every rank has the counts ---- */
 
 static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
-                      const size_t *displs, vc_dtype_t dt, vc_comm_t comm, int nb,
+                      const size_t *displs, vc_dtype_t dt, vc_comm_t comm, int form,
                       vc_request_t *req)
 {
     size_t bytes, ext;
@@ -210,23 +210,35 @@ static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t 
             sbuf = VC_IN_PLACE;
     }
     coll_vec_t v = {.counts = rcounts, .displs = displs};
-    return run(COLL_ALLGATHERV, comm, sbuf, rbuf, scount, dt, 0, &v, nb, req);
+    return run(COLL_ALLGATHERV, comm, sbuf, rbuf, scount, dt, 0, &v, form, req);
 }
 
-/* ---- the public calls ---- */
+/* ---- the public calls: blocking, non-blocking and persistent forms of
+   each, one check ---- */
+
+#define B FORM_BLOCKING
+#define NB FORM_NONBLOCKING
+#define P FORM_PERSISTENT
 
 int vc_gather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
               vc_comm_t comm)
 {
     VC_API_ENTER();
-    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, 0, NULL);
+    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, B, NULL);
 }
 
 int vc_igather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, 1, req);
+    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, NB, req);
+}
+
+int vc_gather_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+                   vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return gather_scatter(COLL_GATHER, sbuf, rbuf, count, dtype, root, comm, P, req);
 }
 
 int vc_gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
@@ -234,7 +246,7 @@ int vc_gatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts
 {
     VC_API_ENTER();
     return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
-                            comm, 0, NULL);
+                            comm, B, NULL);
 }
 
 int vc_igatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
@@ -243,14 +255,23 @@ int vc_igatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcount
 {
     VC_API_ENTER();
     return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
-                            comm, 1, req);
+                            comm, NB, req);
+}
+
+int vc_gatherv_init(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                    const size_t displs[], vc_dtype_t dtype, int root, vc_comm_t comm,
+                    vc_request_t *req)
+{
+    VC_API_ENTER();
+    return gatherv_scatterv(COLL_GATHERV, sbuf, scount, rbuf, rcounts, displs, dtype, root,
+                            comm, P, req);
 }
 
 int vc_scatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
                vc_comm_t comm)
 {
     VC_API_ENTER();
-    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, 0,
+    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, B,
                           NULL);
 }
 
@@ -258,7 +279,15 @@ int vc_iscatter(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, in
                 vc_comm_t comm, vc_request_t *req)
 {
     VC_API_ENTER();
-    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, 1,
+    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, NB,
+                          req);
+}
+
+int vc_scatter_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype, int root,
+                    vc_comm_t comm, vc_request_t *req)
+{
+    VC_API_ENTER();
+    return gather_scatter(COLL_SCATTER, rbuf, (void *)sbuf, count, dtype, root, comm, P,
                           req);
 }
 
@@ -267,7 +296,7 @@ int vc_scatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
 {
     VC_API_ENTER();
     return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
-                            root, comm, 0, NULL);
+                            root, comm, B, NULL);
 }
 
 int vc_iscatterv(const void *sbuf, const size_t scounts[], const size_t displs[],
@@ -276,14 +305,23 @@ int vc_iscatterv(const void *sbuf, const size_t scounts[], const size_t displs[]
 {
     VC_API_ENTER();
     return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
-                            root, comm, 1, req);
+                            root, comm, NB, req);
+}
+
+int vc_scatterv_init(const void *sbuf, const size_t scounts[], const size_t displs[],
+                     void *rbuf, size_t rcount, vc_dtype_t dtype, int root, vc_comm_t comm,
+                     vc_request_t *req)
+{
+    VC_API_ENTER();
+    return gatherv_scatterv(COLL_SCATTERV, rbuf, rcount, (void *)sbuf, scounts, displs, dtype,
+                            root, comm, P, req);
 }
 
 int vc_allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
                   const size_t displs[], vc_dtype_t dtype, vc_comm_t comm)
 {
     VC_API_ENTER();
-    return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, 0, NULL);
+    return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, B, NULL);
 }
 
 int vc_iallgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
@@ -291,5 +329,13 @@ int vc_iallgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t rco
                    vc_request_t *req)
 {
     VC_API_ENTER();
-    return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, 1, req);
+    return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, NB, req);
+}
+
+int vc_allgatherv_init(const void *sbuf, size_t scount, void *rbuf, const size_t rcounts[],
+                       const size_t displs[], vc_dtype_t dtype, vc_comm_t comm,
+                       vc_request_t *req)
+{
+    VC_API_ENTER();
+    return allgatherv(sbuf, scount, rbuf, rcounts, displs, dtype, comm, P, req);
 }

@@ -1,11 +1,18 @@
 /*
- * p2p.c -- public point-to-point calls: validate every argument, then hand
- * over to the protocol layer. Nothing reaches p2p.c unchecked.
+ * p2p.c -- public point-to-point calls and the calls on requests (waits,
+ * tests, and starting and freeing persistent collectives): validate every
+ * argument, then hand over to the protocol layer. Nothing reaches p2p.c
+ * unchecked.
+ *
+ * A persistent request is completed like any other, but kept: it goes back
+ * to inactive and the handle stays; an inactive one is, to every wait and
+ * test, what VC_REQUEST_NULL is (done at once, empty status).
  */
 #include <stddef.h>
 #include "vcoll.h"
 #include "api.h"
 #include "p2p/p2p.h"
+#include "coll/coll.h"
 #include "net/net.h"
 #include "dtype/dtype.h"
 
@@ -38,14 +45,42 @@ static int check_args(const void *buf, size_t count, vc_dtype_t dt, int peer, in
 #define check_send(b, c, d, p, t, m, n) check_args(b, c, d, p, t, m, 0, n)
 #define check_recv(b, c, d, p, t, m, n) check_args(b, c, d, p, t, m, 1, n)
 
-/* wait + copy status + free: shared by vc_wait and the blocking calls */
-static int complete(struct vc_request *r, vc_status_t *status)
+static void empty_status(vc_status_t *status)
 {
+    if (status) {
+        status->source = VC_ANY_SOURCE;
+        status->tag = VC_ANY_TAG;
+        status->error = VC_SUCCESS;
+        status->bytes = 0;
+    }
+}
+
+/* Wait + copy status, then free the request and set *slot to NULL -- or,
+   a persistent one, make it inactive and keep it. NULL and inactive
+   requests: the empty status at once. Shared by every wait and test and
+   the blocking calls. */
+static int complete_slot(vc_request_t *slot, vc_status_t *status)
+{
+    struct vc_request *r = *slot;
+    if (r == VC_REQUEST_NULL || req_inactive(r)) {
+        empty_status(status);
+        return VC_SUCCESS;
+    }
     int rc = p2p_wait(ctx_lib.p2p, r);
     if (status)
         *status = r->status;
+    if (r->persist) {
+        r->persist = PERSIST_INACTIVE;
+        return rc;
+    }
     req_free(r);
+    *slot = VC_REQUEST_NULL;
     return rc;
+}
+
+static int complete(struct vc_request *r, vc_status_t *status)
+{
+    return complete_slot(&r, status);
 }
 
 int vc_isend(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
@@ -125,16 +160,6 @@ int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, in
     return rrc ? rrc : src;
 }
 
-static void empty_status(vc_status_t *status)
-{
-    if (status) {
-        status->source = VC_ANY_SOURCE;
-        status->tag = VC_ANY_TAG;
-        status->error = VC_SUCCESS;
-        status->bytes = 0;
-    }
-}
-
 int vc_wait(vc_request_t *req, vc_status_t *status)
 {
     VC_API_ENTER();
@@ -147,9 +172,7 @@ int vc_wait(vc_request_t *req, vc_status_t *status)
     }
     if (!req_valid(*req))
         return VC_ERR_REQUEST;
-    int rc = complete(*req, status);
-    *req = VC_REQUEST_NULL;
-    return rc;
+    return complete_slot(req, status);
 }
 
 int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
@@ -158,7 +181,7 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
     VC_CHECK_INIT();
     if (!req || !flag)
         return VC_ERR_ARG;
-    if (*req == VC_REQUEST_NULL) {
+    if (*req == VC_REQUEST_NULL || (req_valid(*req) && req_inactive(*req))) {
         *flag = 1;
         empty_status(status);
         return VC_SUCCESS;
@@ -172,11 +195,7 @@ int vc_test(vc_request_t *req, int *flag, vc_status_t *status)
             p2p_test_idle(ctx_lib.p2p, *req);
     }
     *flag = (*req)->done;
-    if (!*flag)
-        return VC_SUCCESS;
-    int rc = complete(*req, status);
-    *req = VC_REQUEST_NULL;
-    return rc;
+    return *flag ? complete_slot(req, status) : VC_SUCCESS;
 }
 
 /* n, the array and every entry of a multi-request call */
@@ -188,17 +207,10 @@ static int check_reqs(int n, vc_request_t reqs[])
     return req_check_array(n, reqs);
 }
 
-/* complete reqs[i] (done or not) into its status slot, set it to NULL;
-   NULL entries get the empty status */
+/* complete reqs[i] (done or not) into its status slot */
 static int complete_at(vc_request_t reqs[], int i, vc_status_t *status)
 {
-    if (reqs[i] == VC_REQUEST_NULL) {
-        empty_status(status);
-        return VC_SUCCESS;
-    }
-    int rc = complete(reqs[i], status);
-    reqs[i] = VC_REQUEST_NULL;
-    return rc;
+    return complete_slot(&reqs[i], status);
 }
 
 int vc_waitall(int n, vc_request_t reqs[], vc_status_t statuses[])
@@ -281,7 +293,7 @@ int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *s
     *index = VC_UNDEFINED;
     int live = 0, i;
     for (i = 0; i < n && !live; i++)
-        live = reqs[i] != VC_REQUEST_NULL;
+        live = reqs[i] != VC_REQUEST_NULL && !req_inactive(reqs[i]);
     if (!live) {   /* nothing to wait for counts as done, as in MPI */
         *flag = 1;
         empty_status(status);
@@ -289,7 +301,7 @@ int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *s
     }
     for (int pass = 0; pass < 2; pass++) {
         for (i = 0; i < n; i++)
-            if (reqs[i] && reqs[i]->done) {
+            if (reqs[i] && !req_inactive(reqs[i]) && reqs[i]->done) {
                 *flag = 1;
                 *index = i;
                 return complete_at(reqs, i, status);
@@ -301,6 +313,50 @@ int vc_testany(int n, vc_request_t reqs[], int *index, int *flag, vc_status_t *s
         }
     }
     *flag = 0;
+    return VC_SUCCESS;
+}
+
+/* ---- persistent requests (the collectives' vc_<name>_init) ---- */
+
+int vc_start(vc_request_t *req)
+{
+    VC_API_ENTER();
+    VC_CHECK_INIT();
+    if (!req)
+        return VC_ERR_ARG;
+    if (!req_valid(*req))
+        return VC_ERR_REQUEST;
+    return coll_exec_restart(*req);    /* VC_ERR_REQUEST unless inactive persistent */
+}
+
+int vc_startall(int n, vc_request_t reqs[])
+{
+    VC_API_ENTER();
+    int rc = check_reqs(n, reqs);
+    if (rc)
+        return rc;
+    /* all or none: every entry must be startable before any starts */
+    for (int i = 0; i < n; i++)
+        if (!req_inactive(reqs[i]))
+            return VC_ERR_REQUEST;
+    for (int i = 0; i < n; i++)
+        if ((rc = coll_exec_restart(reqs[i])))
+            return rc;
+    return VC_SUCCESS;
+}
+
+int vc_request_free(vc_request_t *req)
+{
+    VC_API_ENTER();
+    VC_CHECK_INIT();
+    if (!req)
+        return VC_ERR_ARG;
+    /* only an inactive persistent request: an active one is still in flight,
+       and any other request is freed by completing it */
+    if (!req_valid(*req) || !req_inactive(*req))
+        return VC_ERR_REQUEST;
+    req_free(*req);
+    *req = VC_REQUEST_NULL;
     return VC_SUCCESS;
 }
 

@@ -36,6 +36,9 @@ typedef struct coll_state {
        tombstones until the world's fini frees them all) */
     struct vc_comm **made;
     int nmade, capmade;
+    /* persistent collectives not yet freed (exec.c; the world's fini
+       frees what the user left) */
+    list_t kept;
 } coll_state_t;
 
 /* Per-communicator state (schedule cache, scratch). core calls init for
@@ -113,6 +116,14 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                size_t count, vc_dtype_t dt, vc_op_t op, int root,
                const coll_vec_t *v, struct vc_request **req);
 
+/* The one entry for every form (registry.h: FORM_BLOCKING, req NULL;
+ * FORM_NONBLOCKING, started now; FORM_PERSISTENT, an inactive request in
+ * *req whose schedule, scratch and tag are fixed here, for coll_start).
+ * coll_run and coll_run_v are it with the form req implies. */
+int coll_run_form(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                  size_t count, vc_dtype_t dt, vc_op_t op, int root,
+                  const coll_vec_t *v, struct vc_request **req, int form);
+
 /* Communicators (comm_split.c, comm_create_group.c): collective over
  * comm, arguments checked by the API; the new one shares comm's layers. */
 int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm);
@@ -134,12 +145,31 @@ int coll_exec_blocking(const coll_sched_t *s, void *const base[COLL_NBUF],
 /* Non-blocking: takes ownership of *s (moved) and tmp (malloc'd or NULL). */
 int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
                     struct vc_comm *comm, int tag, struct vc_request **out);
+/* Persistent: the same ownership; *out is an inactive request (done, on no
+ * queue) that keeps s and tmp until it is freed (req_free). */
+int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
+                   struct vc_comm *comm, int tag, struct vc_request **out);
+/* vc_start: an inactive persistent request from round 0 (VC_ERR_REQUEST
+ * for any other request); no allocation, no building. */
+int coll_exec_restart(struct vc_request *r);
+/* the world's fini: free every persistent request still allocated */
+void coll_exec_free_kept(coll_state_t *cs);
 
-/* the tag for the next collective on comm (all ranks call collectives in
-   the same order, so they agree on it) */
+/* Tags. Every collective message travels on the communicator's collective
+ * context; the tag tells calls apart. Regular (blocking and non-blocking)
+ * calls take the lower half of 0..VC_TAG_UB in call order, which all ranks
+ * share. A persistent request takes its tag once, at init, from the upper
+ * half, by its own counter (inits come in the same order on every rank):
+ * its starts may come in any order and still pair with the same request
+ * on the peers, and no regular call can ever match them. */
+#define COLL_TAG_HALF ((uint32_t)VC_TAG_UB / 2 + 1)     /* 0x20000000 */
 static inline int coll_next_tag(struct vc_comm *comm)
 {
-    return (int)(comm->coll_seq++ & (uint32_t)VC_TAG_UB);
+    return (int)(comm->coll_seq++ & (COLL_TAG_HALF - 1));
+}
+static inline int coll_next_persistent_tag(struct vc_comm *comm)
+{
+    return (int)(COLL_TAG_HALF | (comm->coll_pers_seq++ & (COLL_TAG_HALF - 1)));
 }
 
 #endif

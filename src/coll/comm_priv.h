@@ -31,7 +31,7 @@ typedef struct coll_comm {
     coll_cache_t cache[COLL_NKINDS];
     /* VCOLL_<COLL>_ALG or vc_coll_set_alg (agreed by all members); NULL = auto */
     const coll_alg_t *forced[COLL_NKINDS];
-    coll_memo_t memo[COLL_NKINDS][2];
+    coll_memo_t memo[COLL_NKINDS][3];    /* by form: blocking, non-blocking, persistent */
     void *scratch;
     size_t scratch_len;
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */

@@ -10,6 +10,11 @@
  * Blocking: post a round, p2p_waitall, run local steps, next round.
  * Non-blocking: the same state machine, driven by the request's advance()
  * hook from the progress engine (vc_test / vc_wait / any blocking call).
+ *
+ * Persistent: the same executor state, built once at init around a kept
+ * schedule and scratch buffer, as an inactive request; every start resets
+ * the round state and posts round 0 (no malloc, no building). Its tag was
+ * taken at init from the persistent half of the tag space (coll.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +35,8 @@ typedef struct coll_exec {
     int nreq;
     int err;
     int busy;                       /* re-entrancy guard for advance() */
+    list_node_t kept;               /* persistent: on coll_state_t.kept */
+    struct vc_request *req_handle;  /* persistent: the request it serves */
     struct vc_request **req;        /* s.max_comm entries */
     struct vc_request *req_inline[EXEC_STACK_REQS];
 } coll_exec_t;
@@ -121,20 +128,32 @@ int coll_exec_blocking(const coll_sched_t *s, void *const base_in[COLL_NBUF],
     return err;
 }
 
-/* ---- non-blocking ---- */
+/* ---- non-blocking and persistent ---- */
+
+/* Sub-requests a start left behind (it failed before they finished: a
+   peer died): out of the p2p queues and back to the pool, so the next
+   start, or the release, begins from none. */
+static void exec_drop(coll_exec_t *x)
+{
+    for (int i = 0; i < x->nreq; i++) {
+        if (!x->req[i]->done)
+            p2p_cancel(x->comm->p2p, x->req[i]);
+        req_free(x->req[i]);
+    }
+    x->nreq = 0;
+}
 
 static void exec_release(struct vc_request *r)
 {
     coll_exec_t *x = r->coll;
     if (!x)
         return;
-    /* only reached early when the job is failing (peer died): take the
-       unfinished sub-requests out of the p2p queues before freeing them */
-    for (int i = 0; i < x->nreq; i++) {
-        if (!x->req[i]->done)
-            p2p_cancel(x->comm->p2p, x->req[i]);
-        req_free(x->req[i]);
-    }
+    /* only reached early when the job is failing (peer died), or a
+       persistent request's last start failed: take the unfinished
+       sub-requests out of the p2p queues before freeing them */
+    exec_drop(x);
+    if (r->persist)
+        list_unlink(&x->kept);
     if (x->req != x->req_inline)
         free(x->req);
     sched_free(&x->s);
@@ -193,8 +212,10 @@ out:
     return VC_SUCCESS;
 }
 
-int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
-                    struct vc_comm *comm, int tag, struct vc_request **out)
+/* The executor's state around s (moved) and tmp (owned), as a request
+   that has not started: NULL on no memory (s and tmp freed). */
+static struct vc_request *exec_new(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
+                                   struct vc_comm *comm, int tag)
 {
     coll_exec_t *x = calloc(1, sizeof *x);
     struct vc_request *r = x ? p2p_req_alloc(comm->p2p, REQ_COLL) : NULL;
@@ -202,7 +223,7 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
         free(x);
         sched_free(s);
         free(tmp);
-        return VC_ERR_NOMEM;
+        return NULL;
     }
     x->s = *s;
     memset(s, 0, sizeof *s);
@@ -213,30 +234,91 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
     x->comm = comm;
     x->tag = tag;
     x->req = x->req_inline;
+    r->coll = x;
+    r->release = exec_release;
     if (x->s.max_comm > EXEC_STACK_REQS) {
         x->req = malloc((size_t)x->s.max_comm * sizeof *x->req);
         if (!x->req) {
             x->req = x->req_inline;
-            r->coll = x;
-            exec_release(r);
             req_free(r);
-            return VC_ERR_NOMEM;
+            return NULL;
         }
     }
     r->comm = comm;
     r->world_peer = -1;
     r->peer = VC_ANY_SOURCE;
-    r->status.source = VC_ANY_SOURCE;
-    r->status.tag = VC_ANY_TAG;
-    r->coll = x;
     r->advance = exec_advance;
     r->watch = exec_watch;
-    r->release = exec_release;
+    return r;
+}
+
+/* From round 0: what a non-blocking call does once and a persistent one
+   on every start. Only the round state is reset; nothing is allocated. */
+static void exec_go(struct vc_request *r)
+{
+    coll_exec_t *x = r->coll;
+    x->round = 0;
+    x->err = VC_SUCCESS;
+    r->status.source = VC_ANY_SOURCE;
+    r->status.tag = VC_ANY_TAG;
+    r->status.error = VC_SUCCESS;
+    r->status.bytes = 0;
+    r->done = 0;
     /* start the first round now so the peers can make progress even if
        this rank does not call into the library for a while */
     exec_advance(r);
     if (!r->done)
-        p2p_coll_activate(comm->p2p, r);
+        p2p_coll_activate(x->comm->p2p, r);
+}
+
+int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
+                    struct vc_comm *comm, int tag, struct vc_request **out)
+{
+    struct vc_request *r = exec_new(s, sbuf, rbuf, tmp, comm, tag);
+    if (!r)
+        return VC_ERR_NOMEM;
+    exec_go(r);
     *out = r;
     return VC_SUCCESS;
+}
+
+int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
+                   struct vc_comm *comm, int tag, struct vc_request **out)
+{
+    struct vc_request *r = exec_new(s, sbuf, rbuf, tmp, comm, tag);
+    if (!r)
+        return VC_ERR_NOMEM;
+    coll_exec_t *x = r->coll;
+    coll_state_t *cs = comm->coll;
+    if (!cs->kept.h.next)
+        list_init(&cs->kept);
+    list_push_back(&cs->kept, &x->kept);
+    x->req_handle = r;
+    r->persist = PERSIST_INACTIVE;
+    r->done = 1;            /* nothing in flight: waits return at once */
+    *out = r;
+    return VC_SUCCESS;
+}
+
+int coll_exec_restart(struct vc_request *r)
+{
+    if (r->kind != REQ_COLL || r->persist != PERSIST_INACTIVE || !r->coll)
+        return VC_ERR_REQUEST;
+    exec_drop(r->coll);
+    r->persist = PERSIST_ACTIVE;
+    exec_go(r);
+    return VC_SUCCESS;
+}
+
+void coll_exec_free_kept(coll_state_t *cs)
+{
+    if (!cs->kept.h.next)
+        return;
+    LIST_FOR_EACH_SAFE(n, nx, &cs->kept) {
+        coll_exec_t *x = LIST_ENTRY(n, coll_exec_t, kept);
+        struct vc_request *r = x->req_handle;
+        if (!r->done)       /* still started: on p2p's queue of collectives */
+            list_unlink(&r->link);
+        req_free(r);        /* exec_release unlinks n */
+    }
 }

@@ -7,7 +7,9 @@
  * use it), whether it composes node and leader phases, which forms of the
  * call it serves, and what it needs of a call to run at all (fits). The
  * "shm" and "flags" algorithms also run blocking calls through shared
- * memory (run); where they cannot, the call goes on as a schedule.
+ * memory (run); where they cannot, the call goes on as a schedule. They
+ * serve the blocking form only: a non-blocking or persistent call needs a
+ * schedule the executor can run (and, persistent, restart).
  *
  * Selection (select.c) is one route for every form: a forced algorithm
  * (VCOLL_<COLL>_ALG or vc_coll_set_alg, per communicator) if it fits and
@@ -27,8 +29,9 @@ enum {
     ALG_SHARED = 4,         /* runs blocking calls through shared memory (run) */
 };
 
-/* the forms of a call */
-enum { FORM_BLOCKING = 1, FORM_NONBLOCKING = 2, FORM_ALL = 3 };
+/* the forms of a call: blocking, non-blocking (started at once), persistent
+   (vc_<name>_init: the schedule is built once and started many times) */
+enum { FORM_BLOCKING = 1, FORM_NONBLOCKING = 2, FORM_PERSISTENT = 4, FORM_ALL = 7 };
 
 /* What selection knows about a call: only facts every member holds alike
  * (the communicator's layout, the op, the sizes MPI requires to match),

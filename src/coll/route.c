@@ -9,7 +9,9 @@
  * the same (kind, algorithm, count, dtype, op, root, in-place) on this
  * communicator and a per-communicator scratch buffer, so a repeated
  * allreduce does no malloc and no schedule building. Non-blocking calls own
- * a fresh schedule and scratch (several may be in flight at once).
+ * a fresh schedule and scratch (several may be in flight at once);
+ * persistent ones (vc_<name>_init) too, built once here and kept by the
+ * request for every start (exec.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -101,6 +103,9 @@ void coll_comm_fini(struct vc_comm *c)
     coll_comm_t *cc = c->coll_priv;
     coll_state_t *cs = c->coll;
     if (c->ctx == 0) {      /* the world: every communicator made goes too */
+        /* and every persistent request the user did not free (MPI says
+           the user frees them; a leak check stays clean either way) */
+        coll_exec_free_kept(cs);
         /* the world's node communicator is in the list freed below */
         if (cc)
             node_release(cc, c);
@@ -183,7 +188,7 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
    segment's creation) must not: they would re-enter the setup. */
 static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, size_t count,
                  vc_dtype_t dt, vc_op_t op, int root, const coll_vec_t *v,
-                 struct vc_request **req, int shared)
+                 struct vc_request **req, int form, int shared)
 {
     /* scatter(v)'s root says "in place" with rbuf; everyone else with sbuf */
     int inplace = sbuf == VC_IN_PLACE || rbuf == VC_IN_PLACE;
@@ -205,10 +210,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         return VC_ERR_NOMEM;
     /* one decision from facts every member holds alike: allgatherv's
        count is mine alone, so it selects on the total */
-    int form = req ? FORM_NONBLOCKING : FORM_BLOCKING, user = ops_is_user(op);
+    int user = ops_is_user(op);
     size_t tcount = kind == COLL_ALLGATHERV && v && v->counts
                         ? coll_vec_total(v->counts, comm->size) : count;
-    coll_memo_t *m = &cc->memo[kind][form == FORM_NONBLOCKING];
+    coll_memo_t *m = &cc->memo[kind][form >> 1];     /* 1, 2, 4 -> 0, 1, 2 */
     const coll_alg_t *alg = m->alg;
     coll_query_t q;
     if (!shared || !alg || m->count != count || m->esize != esize || m->tcount != tcount ||
@@ -234,10 +239,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         sbuf = NULL;
     if (rbuf == VC_IN_PLACE)
         rbuf = NULL;
-    int tag = coll_next_tag(comm);
+    int tag = form == FORM_PERSISTENT ? coll_next_persistent_tag(comm) : coll_next_tag(comm);
 
     /* vector forms read the caller's arrays while building: never cached */
-    if (req || coll_kind_vector(kind)) {
+    if (form != FORM_BLOCKING || coll_kind_vector(kind)) {
         coll_sched_t s;
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
@@ -245,8 +250,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         a.layout = &cc->layout;
         if (v)
             coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
-        LOG_DEBUG("coll: %s%s on comm ctx %u (size %d): %s, count %zu", req ? "i" : "",
-                  coll_kind_name(kind), comm->ctx, comm->size, alg->name, count);
+        LOG_DEBUG("coll: %s%s%s on comm ctx %u (size %d): %s, count %zu",
+                  form == FORM_NONBLOCKING ? "i" : "", coll_kind_name(kind),
+                  form == FORM_PERSISTENT ? "_init" : "", comm->ctx, comm->size, alg->name,
+                  count);
         sched_init(&s, &a);
         if ((rc = alg->build(&a, &s))) {
             sched_free(&s);
@@ -257,9 +264,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
             sched_free(&s);
             return VC_ERR_NOMEM;
         }
-        if (req)
-            return coll_exec_start(&s, (void *)sbuf, rbuf, tmp,
-                                   comm, tag, req);
+        if (form == FORM_PERSISTENT)
+            return coll_exec_init(&s, (void *)sbuf, rbuf, tmp, comm, tag, req);
+        if (form == FORM_NONBLOCKING)
+            return coll_exec_start(&s, (void *)sbuf, rbuf, tmp, comm, tag, req);
         void *base[COLL_NBUF] = {(void *)sbuf, rbuf, tmp};
         rc = coll_exec_blocking(&s, base, comm, tag);
         sched_free(&s);
@@ -352,12 +360,21 @@ int coll_run_v(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                size_t count, vc_dtype_t dt, vc_op_t op, int root,
                const coll_vec_t *v, struct vc_request **req)
 {
-    return route(kind, comm, sbuf, rbuf, count, dt, op, root, v, req, 1);
+    return route(kind, comm, sbuf, rbuf, count, dt, op, root, v, req,
+                 req ? FORM_NONBLOCKING : FORM_BLOCKING, 1);
+}
+
+int coll_run_form(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                  size_t count, vc_dtype_t dt, vc_op_t op, int root,
+                  const coll_vec_t *v, struct vc_request **req, int form)
+{
+    return route(kind, comm, sbuf, rbuf, count, dt, op, root, v,
+                 form == FORM_BLOCKING ? NULL : req, form, 1);
 }
 
 int coll_run_msgs(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                   size_t count, vc_dtype_t dt, vc_op_t op, int root)
 {
-    return route(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, NULL, 0);
+    return route(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, NULL, FORM_BLOCKING, 0);
 }
 

@@ -11,5 +11,5 @@ double core_wtime(void)
 
 const char *core_version(void)
 {
-    return "0.2.0 (verbs rc ud shm)";
+    return "0.3.0 (verbs rc ud shm)";
 }

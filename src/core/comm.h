@@ -19,6 +19,7 @@ struct vc_comm {
     int rank, size;
     int *world;            /* world rank of each comm rank; NULL = identity (world) */
     uint32_t coll_seq;     /* collective sequence number: tags for coll traffic */
+    uint32_t coll_pers_seq;    /* persistent collectives initialised: their tags */
     void *coll_priv;       /* collective layer's per-comm data (scratch, tables) */
     /* the layers' state its calls run on (the library's; set by the
        lifecycle on the world, copied to every communicator made from it) */

@@ -15,6 +15,12 @@
 
 enum { REQ_SEND = 1, REQ_RECV, REQ_COLL };
 
+/* a persistent collective (vc_<name>_init) between starts is INACTIVE: it
+   holds its schedule and scratch, is on no queue, and waits and tests
+   return at once on it; vc_start makes it ACTIVE until a wait or test
+   completes it. Every other request is PERSIST_NONE. */
+enum { PERSIST_NONE = 0, PERSIST_INACTIVE, PERSIST_ACTIVE };
+
 struct vc_comm;
 struct net;
 
@@ -26,6 +32,7 @@ struct vc_request {
     int kind;
     volatile int done;
     int listed;              /* met already by the running req_check_array */
+    int persist;             /* PERSIST_* */
     vc_status_t status;
     union {                  /* a free request is on no queue */
         list_node_t link;    /* p2p's posted or coll queue */
@@ -61,6 +68,13 @@ typedef struct req_pool {
     uint32_t nslabs, cap;
     struct vc_request *free;   /* top of the free stack, by next_free */
 } req_pool_t;
+
+/* an inactive persistent request: waits and tests treat it like
+   VC_REQUEST_NULL (returns at once, empty status; skipped by waitany) */
+static inline int req_inactive(const struct vc_request *r)
+{
+    return r && r->persist == PERSIST_INACTIVE;
+}
 
 struct vc_request *req_alloc(req_pool_t *pool, int kind);
 void req_free(struct vc_request *r);

@@ -40,8 +40,8 @@ int p2p_waitall(struct p2p_state *st, int n, struct vc_request **rs);
  * VC_SUCCESS. Waits fail with it instead of waiting for what the transport
  * can no longer deliver. */
 int req_net_error(const struct p2p_state *st, const struct vc_request *r);
-/* Block until one of rs[0..n) (NULL entries skipped) is done and return its
- * index, or -1 when all are NULL. A request whose peer died is failed with
+/* Block until one of rs[0..n) (NULL and inactive persistent entries
+ * skipped) is done and return its index, or -1 when all are skipped. A request whose peer died is failed with
  * VC_ERR_PEER_FAILED (as p2p_wait does) and returned. Frees nothing. */
 int p2p_waitany(struct p2p_state *st, int n, struct vc_request *const *rs);
 

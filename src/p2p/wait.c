@@ -193,13 +193,13 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
     return r->status.error;
 }
 
-/* index of a done entry of rs (NULLs skipped), else -1; *live: some
-   entry is not NULL */
+/* index of a done entry of rs (NULLs and inactive persistent requests
+   skipped, as MPI skips them), else -1; *live: some entry is neither */
 static int first_done(int n, struct vc_request *const *rs, int *live)
 {
     *live = 0;
     for (int i = 0; i < n; i++) {
-        if (!rs[i])
+        if (!rs[i] || req_inactive(rs[i]))
             continue;
         if (rs[i]->done)
             return i;

@@ -17,3 +17,6 @@ test_mp_mp_userop_LDADD = libvcoll.la
 check_PROGRAMS += test/mp/mp_set_alg
 test_mp_mp_set_alg_SOURCES = test/mp/mp_set_alg.c test/mp/mp_util.h
 test_mp_mp_set_alg_LDADD = libvcoll.la
+check_PROGRAMS += test/mp/mp_persistent
+test_mp_mp_persistent_SOURCES = test/mp/mp_persistent.c test/mp/mp_util.h
+test_mp_mp_persistent_LDADD = libvcoll.la
