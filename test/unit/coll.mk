@@ -23,3 +23,8 @@ check_PROGRAMS += test/unit/test_rules
 TESTS += test/unit/test_rules
 test_unit_test_rules_SOURCES = test/unit/test_rules.c
 test_unit_test_rules_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+# persistent collectives: the executor restarting a kept schedule on the real p2p
+check_PROGRAMS += test/unit/test_persist
+TESTS += test/unit/test_persist
+test_unit_test_persist_SOURCES = test/unit/test_persist.c test/unit/p2p_world.h
+test_unit_test_persist_LDADD = libvcoll_int.la $(CUNIT_LIBS)

@@ -404,6 +404,67 @@ static void test_singleton_matching(void)
     free(b);
 }
 
+/* ---- persistent collectives: the local state errors (a singleton's
+ * start completes at once, but the request stays active until waited) ---- */
+static void test_singleton_persistent(void)
+{
+    int32_t x[3] = {1, 2, 3}, y[3] = {0};
+    vc_request_t q = VC_REQUEST_NULL, nb, left, nul = VC_REQUEST_NULL;
+    vc_status_t st = {5, 5, 5, 5};
+    int flag = 0, index = 0;
+    CU_ASSERT_EQUAL(vc_allreduce_init(x, y, 3, VC_INT32, VC_SUM, VC_COMM_WORLD, NULL),
+                    VC_ERR_ARG);
+    CU_ASSERT_EQUAL(vc_allreduce_init(x, y, 3, VC_INT32, (vc_op_t)99, VC_COMM_WORLD, &q),
+                    VC_ERR_OP);
+    CU_ASSERT_EQUAL(vc_bcast_init(y, 3, VC_INT32, 1, VC_COMM_WORLD, &q), VC_ERR_RANK);
+    CU_ASSERT_EQUAL_FATAL(vc_allreduce_init(x, y, 3, VC_INT32, VC_SUM, VC_COMM_WORLD, &q),
+                          VC_SUCCESS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    vc_request_t handle = q;
+    /* inactive: a wait or test returns at once, empty status, handle kept */
+    CU_ASSERT_EQUAL(vc_wait(&q, &st), VC_SUCCESS);
+    CU_ASSERT_PTR_EQUAL(q, handle);
+    CU_ASSERT_EQUAL(st.source, VC_ANY_SOURCE);
+    CU_ASSERT_EQUAL(st.tag, VC_ANY_TAG);
+    CU_ASSERT_EQUAL(st.bytes, 0);
+    CU_ASSERT_EQUAL(vc_test(&q, &flag, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(flag, 1);
+    CU_ASSERT_EQUAL(vc_waitany(1, &q, &index, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(index, VC_UNDEFINED);
+    flag = 0;
+    CU_ASSERT_EQUAL(vc_testany(1, &q, &index, &flag, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(flag, 1);
+    CU_ASSERT_EQUAL(index, VC_UNDEFINED);
+    /* active: start, startall and free are refused; a wait completes it */
+    CU_ASSERT_EQUAL(vc_start(&q), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_start(&q), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_startall(1, &q), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_request_free(&q), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_wait(&q, &st), VC_SUCCESS);
+    CU_ASSERT_PTR_EQUAL(q, handle);
+    CU_ASSERT_EQUAL(y[0] + y[1] + y[2], 6);
+    /* started again with new contents */
+    x[0] = 10;
+    CU_ASSERT_EQUAL(vc_startall(1, &q), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_waitall(1, &q, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(y[0], 10);
+    CU_ASSERT_PTR_EQUAL(q, handle);
+    /* non-persistent and NULL requests are not startable or freeable */
+    CU_ASSERT_EQUAL(vc_ibarrier(VC_COMM_WORLD, &nb), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_start(&nb), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_request_free(&nb), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_wait(&nb, NULL), VC_SUCCESS);
+    CU_ASSERT_EQUAL(vc_request_free(&nul), VC_ERR_REQUEST);
+    CU_ASSERT_EQUAL(vc_request_free(NULL), VC_ERR_ARG);
+    CU_ASSERT_EQUAL(vc_startall(1, &nul), VC_ERR_REQUEST);
+    /* freed: NULL, and the stale handle is refused */
+    CU_ASSERT_EQUAL(vc_request_free(&q), VC_SUCCESS);
+    CU_ASSERT_PTR_NULL(q);
+    CU_ASSERT_EQUAL(vc_start(&handle), VC_ERR_REQUEST);
+    /* one left for vc_finalize to release */
+    CU_ASSERT_EQUAL(vc_barrier_init(VC_COMM_WORLD, &left), VC_SUCCESS);
+}
+
 /* ---- a transport whose progress fails (fault injection on the singleton:
  * the real p2p and progress code, with one transport's progress() replaced
  * by one that reports what a failed ibv_poll_cq reports) ---- */
@@ -534,6 +595,7 @@ int main(void)
     CU_pSuite j = CU_add_suite("singleton", init_singleton, fini_singleton);
     CU_add_test(j, "argument validation", test_singleton_validation);
     CU_add_test(j, "matching, ordering, truncation", test_singleton_matching);
+    CU_add_test(j, "persistent collectives: state errors", test_singleton_persistent);
     CU_add_test(j, "a transport's progress error fails the waits on it", test_transport_error);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
