@@ -129,6 +129,13 @@ done
 for b in allreduce reduce; do
     [ -x "$osudir/vcoll_osu_$b" ] && run_one vcoll "$osudir/vcoll_osu_$b" "$b" -T mpi_float
 done
+# the persistent allreduce (start + wait timed per iteration): the same table
+if [ -x "$osudir/vcoll_osu_allreduce_persistent" ]; then
+    run_one vcoll "$osudir/vcoll_osu_allreduce_persistent" allreduce_persistent
+    run_one vcoll "$osudir/vcoll_osu_allreduce_persistent" allreduce_persistent -f
+else
+    echo "FAIL: vcoll osu_allreduce_persistent was not built"; fail=$((fail + 1))
+fi
 
 # -t multiple: the same tables, with the granted level in the header
 for b in latency allreduce; do

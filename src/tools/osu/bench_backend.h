@@ -155,6 +155,20 @@ static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
 {
     return MPI_Alltoall(s, (int)n, t, r, (int)n, t, MPI_COMM_WORLD);
 }
+/* persistent allreduce (MPI-4); older MPIs have none */
+static inline int bk_allreduce_init(const void *s, void *r, size_t n, bk_dtype_t t,
+                                    bk_op_t op, bk_req_t *q)
+{
+#if MPI_VERSION >= 4
+    return MPI_Allreduce_init(s, r, (int)n, t, op, MPI_COMM_WORLD, MPI_INFO_NULL, q);
+#else
+    (void)s, (void)r, (void)n, (void)t, (void)op, (void)q;
+    return BK_UNSUPPORTED;
+#endif
+}
+static inline int bk_start(bk_req_t *q) { return MPI_Start(q); }
+static inline int bk_wait(bk_req_t *q) { return MPI_Wait(q, MPI_STATUS_IGNORE); }
+static inline int bk_request_free(bk_req_t *q) { return MPI_Request_free(q); }
 
 #else
 /* ---------------------------------------------------------------- vcoll */
@@ -252,6 +266,14 @@ static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
 {
     return vc_alltoall(s, r, n, t, VC_COMM_WORLD);
 }
+static inline int bk_allreduce_init(const void *s, void *r, size_t n, bk_dtype_t t,
+                                    bk_op_t op, bk_req_t *q)
+{
+    return vc_allreduce_init(s, r, n, t, op, VC_COMM_WORLD, q);
+}
+static inline int bk_start(bk_req_t *q) { return vc_start(q); }
+static inline int bk_wait(bk_req_t *q) { return vc_wait(q, VC_STATUS_IGNORE); }
+static inline int bk_request_free(bk_req_t *q) { return vc_request_free(q); }
 #endif
 
 #endif

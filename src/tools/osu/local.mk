@@ -18,6 +18,7 @@ bin_PROGRAMS += \
 	src/tools/osu/vcoll_osu_bcast \
 	src/tools/osu/vcoll_osu_reduce \
 	src/tools/osu/vcoll_osu_allreduce \
+	src/tools/osu/vcoll_osu_allreduce_persistent \
 	src/tools/osu/vcoll_osu_allgather \
 	src/tools/osu/vcoll_osu_gather \
 	src/tools/osu/vcoll_osu_alltoall \
@@ -35,6 +36,9 @@ src_tools_osu_vcoll_osu_reduce_SOURCES = src/tools/osu/osu_reduce.c $(OSU_COMMON
 src_tools_osu_vcoll_osu_reduce_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_allreduce_SOURCES = src/tools/osu/osu_allreduce.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_allreduce_LDADD = libvcoll.la
+src_tools_osu_vcoll_osu_allreduce_persistent_SOURCES = src/tools/osu/osu_allreduce_persistent.c \
+	$(OSU_COMMON)
+src_tools_osu_vcoll_osu_allreduce_persistent_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_allgather_SOURCES = src/tools/osu/osu_allgather.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_allgather_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_gather_SOURCES = src/tools/osu/osu_gather.c $(OSU_COMMON)
