@@ -230,15 +230,20 @@ static void k_rs(pc_t *c, int it)
 /* block sizes: uniform n, or n + (k % 3) (v forms) */
 static size_t blk(const pc_t *c, int vform, int k) { return c->n + (vform ? (size_t)(k % 3) : 0); }
 
-/* counts and packed displacements (a gap of one element between blocks in
-   the v forms, so a block written off its place shows); the total length */
-static size_t layout(const pc_t *c, size_t *cnt, size_t *dsp, int vform)
+/* alltoallv: what s sends d (differs from what d sends s) */
+static size_t pair(const pc_t *c, int vform, int s, int d)
+{
+    return c->n + (vform ? (size_t)((s + 2 * d) % 3) : 0);
+}
+
+/* displacements for the counts cnt, blocks one after another with gap
+   elements between (so a block written off its place shows); the total */
+static size_t place(const size_t *cnt, size_t *dsp, int gap)
 {
     size_t off = 0;
     for (int k = 0; k < P; k++) {
-        cnt[k] = blk(c, vform, k);
         dsp[k] = off;
-        off += cnt[k] + (vform ? 1 : 0);
+        off += cnt[k] + (size_t)gap;
     }
     return off;
 }
@@ -276,7 +281,9 @@ static void pc_setup(pc_t *c, int kind, size_t n)
         c->init = kind == K_ALLGATHER ? i_allgather : kind == K_GATHER ? i_gather
                   : kind == K_GATHERV ? i_gatherv : i_allgatherv;
         c->check = kind == K_ALLGATHER || kind == K_ALLGATHERV ? k_allgather : k_gather;
-        c->rlen = layout(c, c->rc, c->rd, v);
+        for (int k = 0; k < P; k++)
+            c->rc[k] = blk(c, v, k);
+        c->rlen = place(c->rc, c->rd, v);
         c->slen = c->rc[ME];
         break;
     case K_SCATTER: case K_SCATTERV:
@@ -284,7 +291,9 @@ static void pc_setup(pc_t *c, int kind, size_t n)
         c->init = kind == K_SCATTER ? i_scatter : i_scatterv;
         c->fill = f_scatter;
         c->check = k_scatter;
-        c->slen = layout(c, c->sc, c->sd, v);
+        for (int k = 0; k < P; k++)
+            c->sc[k] = blk(c, v, k);
+        c->slen = place(c->sc, c->sd, v);
         c->rlen = c->sc[ME];
         break;
     case K_ALLTOALL: case K_ALLTOALLV:
@@ -292,19 +301,12 @@ static void pc_setup(pc_t *c, int kind, size_t n)
         c->init = kind == K_ALLTOALL ? i_alltoall : i_alltoallv;
         c->fill = fill_per_dest;
         c->check = k_alltoall;
-        /* I send c(me, j) to j; I receive c(k, me) from k */
-        c->slen = 0;
-        for (int j = 0; j < P; j++) {
-            c->sc[j] = v ? n + (size_t)((ME + 2 * j) % 3) : n;
-            c->sd[j] = c->slen;
-            c->slen += c->sc[j] + (v ? 1 : 0);
-        }
-        c->rlen = 0;
         for (int k = 0; k < P; k++) {
-            c->rc[k] = v ? n + (size_t)((k + 2 * ME) % 3) : n;
-            c->rd[k] = c->rlen;
-            c->rlen += c->rc[k] + (v ? 1 : 0);
+            c->sc[k] = pair(c, v, ME, k);
+            c->rc[k] = pair(c, v, k, ME);
         }
+        c->slen = place(c->sc, c->sd, v);
+        c->rlen = place(c->rc, c->rd, v);
         break;
     case K_RSB: case K_RS:
         c->name = kind == K_RSB ? "reduce_scatter_block" : "reduce_scatter";
@@ -312,12 +314,9 @@ static void pc_setup(pc_t *c, int kind, size_t n)
         c->fill = fill_per_dest;
         c->check = k_rs;
         /* the input is packed: no gaps (counts only, as MPI) */
-        c->slen = 0;
-        for (int j = 0; j < P; j++) {
-            c->sc[j] = blk(c, v, j);
-            c->sd[j] = c->slen;
-            c->slen += c->sc[j];
-        }
+        for (int k = 0; k < P; k++)
+            c->sc[k] = blk(c, v, k);
+        c->slen = place(c->sc, c->sd, 0);
         c->rlen = c->sc[ME];
         break;
     }
