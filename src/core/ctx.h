@@ -28,14 +28,16 @@ struct vc_ctx {
     net_t *rc;               /* verbs RC (remote peers, or all with VCOLL_NET=rc) */
     net_t *ud;               /* verbs UD */
     net_t **net_of;          /* transport for each world rank */
+    net_env_t net_env;       /* what the transports see of this context
+                                (net.h), built by the lifecycle; its hb is
+                                the liveness detector for remote peers, or
+                                NULL (the lifecycle opens and closes it) */
 
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
     req_pool_t reqs;         /* every request object (request.c) */
     uint32_t next_ctx;       /* next free communicator context id (even) */
     struct ctx_resv *ctx_resv;   /* ids held by comm creations in flight (comm_split.c) */
     ops_slot_t user_ops[OP_USER_SLOTS];   /* vc_op_create */
-    net_hb_t *hb;            /* liveness detector for remote peers, or NULL
-                                (the lifecycle's: it opens and closes it) */
     net_liveness_t live;     /* what the layers above see of it (net.h) */
     uint8_t *dead;           /* [size]: world rank found dead (failures are
                                 scoped: only what involves it fails) */

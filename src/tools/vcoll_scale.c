@@ -55,10 +55,10 @@ static void sample(double *row)
     double t0 = vc_wtime();
     do {
         vc_progress();
-        net_usage(&vc_ctx, &u);
+        net_usage(vc_ctx.rc, vc_ctx.ud, vc_ctx.net_env.hb, &u);
     } while (u.rc_up != u.rc_qps && vc_wtime() - t0 < 5);
     boot_fence(&vc_ctx.boot, 0);
-    net_usage(&vc_ctx, &u);
+    net_usage(vc_ctx.rc, vc_ctx.ud, vc_ctx.net_env.hb, &u);
     row[F_QPS] = u.qps;
     row[F_RCQP] = u.rc_qps;
     row[F_PEERS] = u.rc_up + u.ud_peers;

@@ -52,9 +52,10 @@ void net_vdev_reject_report(const net_vport_t *ports, int nports,
 /* port_open.c: this rank's port, chosen with hwloc (or VCOLL_HCA) among
  * the usable ones; tag ("rc", "ud") prefixes the error messages. why gets
  * the reason for the choice. */
-struct vc_ctx;
-int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
+struct net_env;
+int net_vport_pick(const struct net_env *env, const char *tag, net_vport_t *out,
                    char *why, size_t wlen);
+
 int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context **out);
 /* Address of a peer (its LID and GID) as seen from port: the same for an RC
  * QP's path and a UD address handle. */

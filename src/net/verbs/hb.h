@@ -89,7 +89,7 @@ typedef struct hb_peer {
 } hb_peer_t;
 
 struct net_hb {
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me, size;
     net_vport_t port;
     struct ibv_context *ctx;

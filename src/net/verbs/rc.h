@@ -222,7 +222,7 @@ typedef struct rc_peer {
 
 typedef struct rc_net {
     net_t base;               /* must be first */
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me, size;
 
     struct ibv_context *ctx;

@@ -228,7 +228,7 @@ enum { UD_P_NEW, UD_P_READY, UD_P_DEAD };
 
 typedef struct ud_net {
     net_t base;               /* must be first */
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me, size;
 
     struct ibv_context *ctx;
@@ -290,7 +290,7 @@ void ud_blob_fill(const ud_net_t *u, ud_blob_t *b);
  * such peer turns up, long after the endpoint fence, so it publishes
  * nothing. It uses RC's port, so a peer's address is its RC blob's and
  * only the QP number travels in the RC handshake (ud_peer_set). */
-int ud_open_fallback(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+int ud_open_fallback(const net_env_t *env, const net_upcalls_t *up, const net_vport_t *port,
                      ud_net_t **out);
 void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
