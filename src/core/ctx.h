@@ -32,6 +32,9 @@ struct vc_ctx {
                                 (net.h), built by the lifecycle; its hb is
                                 the liveness detector for remote peers, or
                                 NULL (the lifecycle opens and closes it) */
+    struct net_vdev *net_vdev;   /* net_env.vdev's slot: the verbs device the
+                                    verbs transports share, NULL when none
+                                    holds it (they open and close it) */
 
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */
     req_pool_t reqs;         /* every request object (request.c) */

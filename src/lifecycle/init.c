@@ -177,7 +177,8 @@ static int open_transports(struct vc_ctx *c)
     /* the transports see this, never the context; it stays put in the
        context until teardown has closed them */
     net_env_t *env = &c->net_env;
-    *env = (net_env_t){.rank = c->rank, .size = c->size, .cfg = &c->cfg, .boot = &c->boot};
+    *env = (net_env_t){.rank = c->rank, .size = c->size, .cfg = &c->cfg, .boot = &c->boot,
+                       .vdev = &c->net_vdev};
     int want[] = {plan.local, plan.remote};
     if ((rc = net_self_open(env, &up, &c->self)))
         return rc;

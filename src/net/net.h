@@ -38,6 +38,7 @@ typedef struct { uint8_t b[NET_KEY_BYTES]; } net_key_t;
 struct vc_config;
 struct boot_info;
 struct net_hb;
+struct net_vdev;
 
 /* All a transport sees of the library: who it is, the job's node map, job
  * id and key-value store (boot_put / boot_get of its endpoint blob), the
@@ -55,6 +56,9 @@ typedef struct net_env {
     struct net_hb *hb;              /* liveness detector for remote peers, or
                                        NULL (the lifecycle's, set after
                                        net_hb_open) */
+    struct net_vdev **vdev;         /* the lifecycle's slot for the verbs
+                                       device the verbs transports share
+                                       (verbs/device.h: net_vdev_get) */
 } net_env_t;
 
 /* What a transport calls back into (set by the core at open time). */

@@ -91,7 +91,8 @@ typedef struct hb_peer {
 struct net_hb {
     const net_env_t *env;
     int me, size;
-    net_vport_t port;
+    net_vdev_t *dev;          /* the shared device (a reference) */
+    net_vport_t port;         /* dev's port, context and PD, copied at open */
     struct ibv_context *ctx;
     struct ibv_pd *pd;
     struct ibv_comp_channel *ch;

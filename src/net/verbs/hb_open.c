@@ -17,10 +17,9 @@
 
 static int make_qp(struct net_hb *h)
 {
-    if (!(h->pd = ibv_alloc_pd(h->ctx)) ||
-        !(h->ch = ibv_create_comp_channel(h->ctx)) ||
+    if (!(h->ch = ibv_create_comp_channel(h->ctx)) ||
         !(h->cq = ibv_create_cq(h->ctx, HB_RX + HB_TX, NULL, h->ch, 0))) {
-        LOG_ERR("hb: PD/channel/CQ on %s: %s", h->port.dev, strerror(errno));
+        LOG_ERR("hb: channel/CQ on %s: %s", h->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
     /* the detector polls the channel with a timeout: never block on it */
@@ -60,14 +59,17 @@ int net_hb_open(const net_env_t *env, net_hb_t **out)
     if (h->interval_ns < 100000000ull)
         h->interval_ns = 100000000ull;
     pthread_mutex_init(&h->lock, NULL);
-    char why[256];
     int rc;
     if (!(h->peer = calloc((size_t)env->size, sizeof *h->peer))) {
         rc = VC_ERR_NOMEM;
         goto fail;
     }
-    if ((rc = net_vport_pick(env, "hb", &h->port, why, sizeof why)) ||
-        (rc = net_vport_open(&h->port, "hb", &h->ctx)) || (rc = make_qp(h)))
+    if ((rc = net_vdev_get(env, "hb", &h->dev)))
+        goto fail;
+    h->port = h->dev->port;
+    h->ctx = h->dev->ctx;
+    h->pd = h->dev->pd;
+    if ((rc = make_qp(h)))
         goto fail;
     hb_blob_t b;
     memset(&b, 0, sizeof b);
@@ -268,10 +270,7 @@ void net_hb_close(net_hb_t *h)
         ibv_destroy_comp_channel(h->ch);
     if (h->mr)
         ibv_dereg_mr(h->mr);
-    if (h->pd)
-        ibv_dealloc_pd(h->pd);
-    if (h->ctx)
-        ibv_close_device(h->ctx);
+    net_vdev_put(h->dev);     /* the thread is gone: nothing uses the PD now */
     pthread_mutex_destroy(&h->lock);
     free(h->buf);
     free(h->peer);

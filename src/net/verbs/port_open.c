@@ -1,7 +1,7 @@
 /*
  * port_open.c -- choose this rank's HCA port (hwloc, or VCOLL_HCA) among the
- * usable ones and open its device. Shared by the RC and UD transports so both
- * pick the same port for the same rank.
+ * usable ones and open its device (for vdev.c, which does it once for every
+ * verbs transport of the rank), and the verbs helpers they share.
  */
 #include <errno.h>
 #include <stdio.h>

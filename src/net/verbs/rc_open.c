@@ -1,6 +1,7 @@
 /*
- * rc_open.c -- open the RC transport (device, PD, CQ, SRQ, wire-up QP,
- * endpoint blob) and close it. Per-peer QPs are made on demand (rc_wire.c).
+ * rc_open.c -- open the RC transport (a reference to the shared device,
+ * CQ, SRQ, wire-up QP, endpoint blob) and close it. Per-peer QPs are made
+ * on demand (rc_wire.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,10 +102,6 @@ static int rc_alloc_resources(rc_net_t *r)
     }
     if ((rc = rc_size_queues(r, &da)))
         return rc;
-    if (!(r->pd = ibv_alloc_pd(r->ctx))) {
-        LOG_ERR("rc: ibv_alloc_pd(%s): %s", r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
     if (!(r->cq = ibv_create_cq(r->ctx, r->srq_cap + r->op_count, NULL, NULL, 0))) {
         LOG_ERR("rc: ibv_create_cq(%d) on %s: %s", r->srq_cap + r->op_count,
                 r->port.dev, strerror(errno));
@@ -213,9 +210,13 @@ int net_rc_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
         goto fail;
 
     if (ncand > 0) {
-        if ((rc = net_vport_pick(env, "rc", &r->port, r->why, sizeof r->why)) ||
-            (rc = net_vport_open(&r->port, "rc", &r->ctx)) ||
-            (rc = rc_alloc_resources(r)) || (rc = rc_reg_open(r)))
+        if ((rc = net_vdev_get(env, "rc", &r->dev)))
+            goto fail;
+        r->ctx = r->dev->ctx;
+        r->pd = r->dev->pd;
+        r->port = r->dev->port;
+        snprintf(r->why, sizeof r->why, "%s", r->dev->why);
+        if ((rc = rc_alloc_resources(r)) || (rc = rc_reg_open(r)))
             goto fail;
         char gid[64];
         net_vdev_gid_str(&r->port.gid, gid, sizeof gid);
@@ -289,10 +290,7 @@ static void rc_close(net_t *n)
     free(r->slab);
     if (r->tx_mr)
         ibv_dereg_mr(r->tx_mr);
-    if (r->pd)
-        ibv_dealloc_pd(r->pd);
-    if (r->ctx)
-        ibv_close_device(r->ctx);
+    net_vdev_put(r->dev);     /* after the fallback's and our own QPs and MRs */
     free(r->tx_buf);
     free(r->tx_free);
     free(r->op);

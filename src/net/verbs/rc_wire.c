@@ -194,7 +194,7 @@ static int start_asking(rc_net_t *r, int peer, int state)
 
 static int fb_open(rc_net_t *r)
 {
-    return r->fb ? VC_SUCCESS : ud_open_fallback(r->env, &r->base.up, &r->port, &r->fb);
+    return r->fb ? VC_SUCCESS : ud_open_fallback(r->env, &r->base.up, r->dev, &r->fb);
 }
 
 /* This side can make no QP for peer (no: RC_NO_*, why: the details).

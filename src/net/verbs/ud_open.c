@@ -1,6 +1,7 @@
 /*
- * ud_open.c -- open the UD transport (device, PD, CQ, one UD QP, buffers,
- * endpoint blob), connect peers lazily, report dead peers, close.
+ * ud_open.c -- open the UD transport (a reference to the shared device,
+ * CQ, one UD QP, buffers, endpoint blob), connect peers lazily, report dead
+ * peers, close.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -196,10 +197,6 @@ static int ud_alloc_resources(ud_net_t *u)
         tx = u->sq_depth;
     u->tx_count = (int)tx;
 
-    if (!(u->pd = ibv_alloc_pd(u->ctx))) {
-        LOG_ERR("ud: ibv_alloc_pd(%s): %s", u->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
     if (!(u->cq = ibv_create_cq(u->ctx, u->rx_count + u->sq_depth, NULL, NULL, 0))) {
         LOG_ERR("ud: ibv_create_cq(%d) on %s: %s", u->rx_count + u->sq_depth,
                 u->port.dev, strerror(errno));
@@ -263,8 +260,8 @@ void ud_blob_fill(const ud_net_t *u, ud_blob_t *b)
 }
 
 /* Everything but making the endpoint known: device, queues, buffers; on
- * the given port, or the one the topology picks (port NULL). */
-static int ud_create(const net_env_t *env, const net_upcalls_t *up, const net_vport_t *port,
+ * the given device (RC's), or the shared one (dev NULL). */
+static int ud_create(const net_env_t *env, const net_upcalls_t *up, net_vdev_t *dev,
                      ud_net_t **out)
 {
     *out = NULL;
@@ -285,13 +282,14 @@ static int ud_create(const net_env_t *env, const net_upcalls_t *up, const net_vp
     u->qkey = net_verbs_qkey(env);
 
     int rc = VC_SUCCESS;
-    if (port) {
-        u->port = *port;
-        snprintf(u->why, sizeof u->why, "RC's port");
-    }
-    if ((!port && (rc = net_vport_pick(env, "ud", &u->port, u->why, sizeof u->why))) ||
-        (rc = net_vport_open(&u->port, "ud", &u->ctx)))
+    if (dev)
+        u->dev = net_vdev_hold(dev);
+    else if ((rc = net_vdev_get(env, "ud", &u->dev)))
         goto fail;
+    u->ctx = u->dev->ctx;
+    u->pd = u->dev->pd;
+    u->port = u->dev->port;
+    snprintf(u->why, sizeof u->why, "%s", dev ? "RC's port" : u->dev->why);
     u->mtu = (uint32_t)net_vdev_mtu_bytes(u->port.active_mtu);
     if (u->mtu < 256) {
         LOG_ERR("ud: %s:%d reports path MTU %u", u->port.dev, u->port.port, u->mtu);
@@ -352,10 +350,10 @@ int net_ud_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     return VC_SUCCESS;
 }
 
-int ud_open_fallback(const net_env_t *env, const net_upcalls_t *up, const net_vport_t *port,
+int ud_open_fallback(const net_env_t *env, const net_upcalls_t *up, net_vdev_t *dev,
                      ud_net_t **out)
 {
-    int rc = ud_create(env, up, port, out);
+    int rc = ud_create(env, up, dev, out);
     if (rc)
         return rc;
     (*out)->introduced = 1;
@@ -390,10 +388,7 @@ static void ud_close(net_t *n)
         ibv_dereg_mr(u->rx_mr);
     if (u->tx_mr)
         ibv_dereg_mr(u->tx_mr);
-    if (u->pd)
-        ibv_dealloc_pd(u->pd);
-    if (u->ctx)
-        ibv_close_device(u->ctx);
+    net_vdev_put(u->dev);
     free(u->rx_buf);
     free(u->tx_buf);
     free(u->slot);
