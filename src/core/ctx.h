@@ -34,7 +34,13 @@ struct vc_ctx {
     net_t *shm;              /* same-node peers */
     net_t *rc;               /* verbs RC (remote peers, or all with VCOLL_NET=rc) */
     net_t *ud;               /* verbs UD */
-    net_hb_t *hb;            /* liveness detector for remote peers, or NULL */
+    net_env_t net_env;       /* what the transports see of this context
+                                (net.h), built by the lifecycle; its hb is
+                                the liveness detector for remote peers, or
+                                NULL (the lifecycle opens and closes it) */
+    struct net_vdev *net_vdev;   /* net_env.vdev's slot: the verbs device the
+                                    verbs transports share, NULL when none
+                                    holds it (they open and close it) */
 
     prog_t prog;             /* progress: transports, pollers, liveness, dead table */
     struct p2p_state *p2p;   /* matching queues, backlogs (p2p layer) */

@@ -49,8 +49,8 @@ static void teardown(struct vc_ctx *c)
 {
     coll_teardown();
     net_hb_liveness(NULL, &c->prog.live);
-    net_hb_close(c->hb);     /* first: its thread must not outlive the device */
-    c->hb = NULL;
+    net_hb_close(c->net_env.hb);  /* first: its thread must not outlive the device */
+    c->net_env.hb = NULL;
     net_t **nets[] = {&c->rc, &c->ud, &c->shm, &c->self};
     for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
         if (*nets[i]) {
@@ -156,16 +156,21 @@ static int open_transports(struct vc_ctx *c)
                  net_kind_names[plan.local], net_kind_names[plan.remote],
                  plan.why[0] ? " (" : "", plan.why, plan.why[0] ? ")" : "");
 
+    /* the transports see this, never the context; it stays put in the
+       context until teardown has closed them */
+    net_env_t *env = &c->net_env;
+    *env = (net_env_t){.rank = c->rank, .size = c->size, .cfg = &c->cfg, .boot = &c->boot,
+                       .vdev = &c->net_vdev};
     int want[] = {plan.local, plan.remote};
-    if ((rc = net_self_open(c, &up, &c->self)))
+    if ((rc = net_self_open(env, &up, &c->self)))
         return rc;
     for (int i = 0; i < 2; i++) {
         if (want[i] == NET_KIND_SHM && !c->shm)
-            rc = net_shm_open(c, &up, &c->shm);
+            rc = net_shm_open(env, &up, &c->shm);
         else if (want[i] == NET_KIND_RC && !c->rc)
-            rc = net_rc_open(c, &up, &c->rc);
+            rc = net_rc_open(env, &up, &c->rc);
         else if (want[i] == NET_KIND_UD && !c->ud)
-            rc = net_ud_open(c, &up, &c->ud);
+            rc = net_ud_open(env, &up, &c->ud);
         if (rc)
             return rc;
     }
@@ -175,10 +180,11 @@ static int open_transports(struct vc_ctx *c)
        rank on another node dies, and UD must tell a busy peer (its detector
        answers) from a stopped one. A rank that cannot start one still
        runs; it only loses the bounded detection of silent deaths. */
-    if ((c->rc || c->ud) && c->size > 1 && c->cfg.peer_timeout > 0 && net_hb_open(c, &c->hb))
+    if ((c->rc || c->ud) && c->size > 1 && c->cfg.peer_timeout > 0 &&
+        net_hb_open(env, &env->hb))
         LOG_WARN("no liveness detector: a remote peer that dies silently is noticed "
                  "only by a failed transfer");
-    net_hb_liveness(c->hb, &c->prog.live);
+    net_hb_liveness(env->hb, &c->prog.live);
 
     int32_t ovs = node_oversubscribed(c);
     if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))
@@ -206,7 +212,7 @@ static int open_transports(struct vc_ctx *c)
         net_of[r] = r == c->rank ? c->self
                   : kind_net(c, c->boot.node_of[r] == c->boot.node_id ? plan.local
                                                                         : plan.remote);
-    if (c->shm && (rc = net_shm_connect(c->shm, c)))
+    if (c->shm && (rc = net_shm_connect(c->shm)))
         return rc;
     if (c->rc) {
         int *rc_peers = malloc((size_t)c->size * sizeof(int)), nrc = 0;
@@ -215,7 +221,7 @@ static int open_transports(struct vc_ctx *c)
         for (int r = 0; r < c->size; r++)
             if (net_of[r] == c->rc)
                 rc_peers[nrc++] = r;
-        rc = net_rc_connect(c->rc, c, rc_peers, nrc);
+        rc = net_rc_connect(c->rc, rc_peers, nrc);
         free(rc_peers);
         if (rc)
             return rc;

@@ -35,6 +35,32 @@
 
 typedef struct { uint8_t b[NET_KEY_BYTES]; } net_key_t;
 
+struct vc_config;
+struct boot_info;
+struct net_hb;
+struct net_vdev;
+
+/* All a transport sees of the library: who it is, the job's node map, job
+ * id and key-value store (boot_put / boot_get of its endpoint blob), the
+ * configuration, and what the lifecycle lets the transports share. Never
+ * the whole context: a transport cannot reach the layers above it, and a
+ * failure goes up through net_upcalls_t.peer_failed or a return code.
+ * The lifecycle builds it and keeps it in place until the last transport
+ * is closed; transports keep the pointer, not a copy, because hb is only
+ * filled in after they open. */
+typedef struct net_env {
+    int rank, size;                 /* world */
+    const struct vc_config *cfg;
+    struct boot_info *boot;         /* node_of, node_id, local_peers, jobid;
+                                       boot_put / boot_get */
+    struct net_hb *hb;              /* liveness detector for remote peers, or
+                                       NULL (the lifecycle's, set after
+                                       net_hb_open) */
+    struct net_vdev **vdev;         /* the lifecycle's slot for the verbs
+                                       device the verbs transports share
+                                       (verbs/device.h: net_vdev_get) */
+} net_env_t;
+
 /* What a transport calls back into (set by the core at open time). */
 typedef struct net_upcalls {
     /* a packet from world rank src arrived; pkt valid only during the call */
@@ -90,8 +116,6 @@ struct net {
  * so it comes out the same on every rank that shares them. */
 enum { NET_KIND_NONE, NET_KIND_SHM, NET_KIND_RC, NET_KIND_UD };
 extern const char *const net_kind_names[];   /* indexed by NET_KIND_* */
-struct vc_config;
-struct boot_info;
 typedef struct net_plan {
     int local, remote;        /* NET_KIND_*; NONE when there is no such peer */
     int max_remote;           /* job-wide: remote peers of the rank with most */
@@ -103,8 +127,7 @@ int net_plan(const struct vc_config *cfg, const struct boot_info *b, net_plan_t 
  * it -- naming the setting and both ranks when the peer's job-wide
  * settings differ from ours (vc_init already ends such a job when it
  * differs from rank 0). The caller fails the peer. */
-struct vc_ctx;
-void net_peer_missing(struct vc_ctx *c, int peer, const char *what);
+void net_peer_missing(const net_env_t *env, int peer, const char *what);
 
 /* pid_alive.c: 1 when the process (on this node) is gone or a zombie;
  * 0 for pid <= 0 (not known: the peer is on another node) */
@@ -117,11 +140,10 @@ int net_pid_gone(pid_t pid);
  *   connect(): boot_get() peers' blobs, connect to the peers this net serves
  * peers[] lists the world ranks this transport must reach (may be empty).
  */
-struct vc_ctx;
-int net_self_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
+int net_self_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
 
-int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
-int net_shm_connect(net_t *n, struct vc_ctx *c);
+int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
+int net_shm_connect(net_t *n);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */
 void net_shm_after_fence(net_t *n);
@@ -130,8 +152,8 @@ void net_shm_after_fence(net_t *n);
 #define NET_SHM_SLOT_BYTES 64
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
-int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
-int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers);
+int net_rc_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
+int net_rc_connect(net_t *n, const int *peers, int npeers);
 
 /* A liveness detector beside the data path (the verbs heartbeat): all the
  * layers above see of it. watch() keeps an eye on a peer a call waits on
@@ -151,17 +173,18 @@ typedef struct net_liveness {
  * every rank that uses verbs; all calls below are the application
  * thread's, and harmless on a NULL detector. */
 typedef struct net_hb net_hb_t;
-int net_hb_open(struct vc_ctx *c, net_hb_t **out);
+int net_hb_open(const net_env_t *env, net_hb_t **out);
 void net_hb_close(net_hb_t *h);
 /* the detector behind the liveness interface above (the verbs
    transports' own calls into it are in verbs/hb.h) */
 void net_hb_liveness(net_hb_t *h, net_liveness_t *out);
 /* the per-job Q_Key of every UD QP (a hash of the job id): datagrams of
  * another job on the same fabric are dropped by the HCA */
-uint32_t net_verbs_qkey(const struct vc_ctx *c);
+uint32_t net_verbs_qkey(const net_env_t *env);
 
 /* What the verbs transports hold now (src/net/verbs/usage.c), for the
- * scaling benchmark and the on-demand tests. */
+ * scaling benchmark and the on-demand tests: rc, ud and hb are the ones
+ * the lifecycle opened, each may be NULL. */
 typedef struct net_usage {
     int qps;                  /* every QP: RC per peer, wire-up, UD, heartbeat */
     int rc_qps;               /* RC QPs made for peers */
@@ -171,10 +194,10 @@ typedef struct net_usage {
     size_t reg_bytes;         /* memory registered (pinned) for the data path */
     size_t rx_bytes;          /* ... of which receive buffers */
 } net_usage_t;
-void net_usage(const struct vc_ctx *c, net_usage_t *u);
+void net_usage(const net_t *rc, const net_t *ud, const net_hb_t *hb, net_usage_t *u);
 
 /* verbs UD with software reliability (src/net/verbs): see verbs/ud.h.
  * Peers are connected lazily, on the first packet to or from them. */
-int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out);
+int net_ud_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
 
 #endif

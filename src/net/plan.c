@@ -7,7 +7,8 @@
  */
 #include <stdio.h>
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
+#include "boot/boot.h"
 #include "core/log.h"
 #include "net/net.h"
 
@@ -72,10 +73,10 @@ int net_plan(const vc_config_t *cfg, const boot_info_t *b, net_plan_t *p,
     return VC_SUCCESS;
 }
 
-void net_peer_missing(struct vc_ctx *c, int peer, const char *what)
+void net_peer_missing(const net_env_t *env, int peer, const char *what)
 {
     char msg[320];
-    int rc = boot_agree_check(&c->boot, peer, msg, sizeof msg);
+    int rc = boot_agree_check(env->boot, peer, msg, sizeof msg);
     if (rc == VC_ERR_ARG) { /* the real cause: the job is not configured alike */
         LOG_ERR("%s", msg);
         return;             /* the transport fails the peer, naming it */

@@ -5,7 +5,6 @@
 #include <string.h>
 #include "vcoll.h"
 #include "net.h"
-#include "../core/ctx.h"
 
 typedef struct self_pkt { struct self_pkt *next; size_t len; uint8_t data[]; } self_pkt_t;
 typedef struct { net_t base; int rank; self_pkt_t *head, *tail; } net_self_t;
@@ -86,7 +85,7 @@ static const net_ops_t self_ops = {
     .mem_release = self_release, .get = self_get, .check_peer = NULL, .close = self_close,
 };
 
-int net_self_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+int net_self_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
 {
     net_self_t *s = calloc(1, sizeof *s);
     if (!s)
@@ -95,7 +94,7 @@ int net_self_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     s->base.name = "self";
     s->base.max_packet = (size_t)1 << 20;
     s->base.up = *up;
-    s->rank = c->rank;
+    s->rank = env->rank;
     *out = &s->base;
     return VC_SUCCESS;
 }

@@ -29,8 +29,8 @@
 #include "boot/boot.h"
 
 /* Transports are reported by whether their entry points are linked in. */
-int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
-int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out) __attribute__((weak));
+int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out) __attribute__((weak));
+int net_ud_open(const net_env_t *env, const net_upcalls_t *up, net_t **out) __attribute__((weak));
 
 static void print_gids(const char *dev, int port, int tbl_len)
 {

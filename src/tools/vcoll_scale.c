@@ -55,10 +55,10 @@ static void sample(double *row)
     double t0 = vc_wtime();
     do {
         prog_poll(&ctx_lib.prog);
-        net_usage(&ctx_lib, &u);
+        net_usage(ctx_lib.rc, ctx_lib.ud, ctx_lib.net_env.hb, &u);
     } while (u.rc_up != u.rc_qps && vc_wtime() - t0 < 5);
     boot_fence(&ctx_lib.boot, 0);
-    net_usage(&ctx_lib, &u);
+    net_usage(ctx_lib.rc, ctx_lib.ud, ctx_lib.net_env.hb, &u);
     row[F_QPS] = u.qps;
     row[F_RCQP] = u.rc_qps;
     row[F_PEERS] = u.rc_up + u.ud_peers;

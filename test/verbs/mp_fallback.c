@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     char *log = capture_stop();
 
     net_usage_t u;
-    net_usage(&ctx_lib, &u);
+    net_usage(ctx_lib.rc, ctx_lib.ud, ctx_lib.net_env.hb, &u);
     int *mine = calloc((size_t)mp_size, sizeof(int)), *all = malloc(sizeof(int) * (size_t)mp_size * (size_t)mp_size);
     if (!mine || !all)
         return 1;

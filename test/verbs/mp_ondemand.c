@@ -60,11 +60,11 @@ static void settle(net_usage_t *u)
     double t0 = vc_wtime();
     do {
         prog_poll(&ctx_lib.prog);
-        net_usage(&ctx_lib, u);
+        net_usage(ctx_lib.rc, ctx_lib.ud, ctx_lib.net_env.hb, u);
     } while (u->rc_up != u->rc_qps && vc_wtime() - t0 < 5);
     if (boot_fence(&ctx_lib.boot, 0))
         FAIL("fence");
-    net_usage(&ctx_lib, u);
+    net_usage(ctx_lib.rc, ctx_lib.ud, ctx_lib.net_env.hb, u);
 }
 
 static void report(const char *phase, const net_usage_t *u)
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
     if (argc > 1)
         return first_contact(argv[1]);
     net_usage_t u;
-    net_usage(&ctx_lib, &u);
+    net_usage(ctx_lib.rc, ctx_lib.ud, ctx_lib.net_env.hb, &u);
     report("init", &u);
     if (u.rc_qps != 0)
         FAIL("%d RC QPs exist right after vc_init (want 0)", u.rc_qps);

@@ -24,8 +24,9 @@
 #include <unistd.h>
 #include "vcoll.h"
 #include "../net.h"
-#include "../../core/ctx.h"
+#include "../../core/config.h"
 #include "../../core/log.h"
+#include "../../boot/boot.h"
 #include "shm_ring.h"
 
 #define SHM_MAGIC 0x7663534d48ull
@@ -55,7 +56,7 @@ typedef struct shm_blob {       /* what each rank publishes */
 
 typedef struct net_shm {
     net_t base;
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me;                     /* my local index */
     int nlocal;
     int *world_of;              /* local index -> world rank */
@@ -73,15 +74,15 @@ typedef struct net_shm {
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-static void seg_name(net_shm_t *s, const struct vc_ctx *c)
+static void seg_name(net_shm_t *s, const net_env_t *env)
 {
     char job[80];
     size_t j = 0;
     /* nspace may hold '.' or '/'; keep a portable name */
-    for (const char *p = c->boot.jobid; *p && j < sizeof job - 1; p++)
+    for (const char *p = env->boot->jobid; *p && j < sizeof job - 1; p++)
         job[j++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_';
     job[j] = 0;
-    snprintf(s->name, sizeof s->name, "/vcoll-%s-n%d", job, c->boot.node_id);
+    snprintf(s->name, sizeof s->name, "/vcoll-%s-n%d", job, env->boot->node_id);
 }
 
 static uint8_t *ring_base(net_shm_t *s, int from, int to)
@@ -221,7 +222,7 @@ static const net_ops_t shm_ops = {
     .close = shm_close,
 };
 
-int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
 {
     net_shm_t *s = calloc(1, sizeof *s);
     if (!s)
@@ -229,10 +230,10 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     s->base.ops = &shm_ops;
     s->base.name = "shm";
     s->base.up = *up;
-    s->c = c;
-    s->nlocal = c->boot.local_size;
+    s->env = env;
+    s->nlocal = env->boot->local_size;
     s->world_of = malloc((size_t)s->nlocal * sizeof(int));
-    s->local_of = malloc((size_t)c->size * sizeof(int));
+    s->local_of = malloc((size_t)env->size * sizeof(int));
     s->pid = calloc((size_t)s->nlocal, sizeof(pid_t));
     s->out = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
     s->in = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
@@ -240,20 +241,20 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         shm_close(&s->base);
         return VC_ERR_NOMEM;
     }
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < env->size; r++)
         s->local_of[r] = -1;
     for (int l = 0; l < s->nlocal; l++) {
-        s->world_of[l] = c->boot.local_peers[l];
+        s->world_of[l] = env->boot->local_peers[l];
         s->local_of[s->world_of[l]] = l;
-        if (s->world_of[l] == c->rank)
+        if (s->world_of[l] == env->rank)
             s->me = l;
     }
-    s->cma = c->cfg.shm_cma != CFG_CMA_OFF;
+    s->cma = env->cfg->shm_cma != CFG_CMA_OFF;
     s->base.eager_cap = s->cma ? SHM_CMA_EAGER_MAX : 0;
 
     /* a cell holds the largest eager packet plus the p2p header */
-    size_t cell = round_up(c->cfg.eager_limit + 128 + SHM_CELL_HDR, SHM_CACHELINE);
-    uint32_t ncells = (uint32_t)c->cfg.shm_cells;
+    size_t cell = round_up(env->cfg->eager_limit + 128 + SHM_CELL_HDR, SHM_CACHELINE);
+    uint32_t ncells = (uint32_t)env->cfg->shm_cells;
     /* keep the segment's address space sane on fat nodes: rings are only
      * touched by pairs that talk, but the mapping is L*L rings */
     while (ncells > 2 && (double)s->nlocal * s->nlocal * cell * ncells > 4e9)
@@ -262,7 +263,7 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
                    (size_t)s->nlocal * s->nlocal * shm_ring_bytes(cell, ncells) +
                    (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES;
-    seg_name(s, c);
+    seg_name(s, env);
 
     if (s->me == 0) {
         shm_unlink(s->name);  /* a stale one from a crashed job with the same id */
@@ -295,7 +296,7 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
         __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     }
     shm_blob_t blob = {(int32_t)getpid(), s->me};
-    int rc = boot_put(&c->boot, SHM_KEY, &blob, sizeof blob);
+    int rc = boot_put(env->boot, SHM_KEY, &blob, sizeof blob);
     if (rc) {
         shm_close(&s->base);
         return rc;
@@ -304,15 +305,15 @@ int net_shm_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     return VC_SUCCESS;
 }
 
-int net_shm_connect(net_t *n, struct vc_ctx *c)
+int net_shm_connect(net_t *n)
 {
     net_shm_t *s = (net_shm_t *)n;
     for (int l = 0; l < s->nlocal; l++) {
         shm_blob_t b;
         size_t len = sizeof b;
-        int rc = boot_get(&c->boot, s->world_of[l], SHM_KEY, &b, &len);
+        int rc = boot_get(s->env->boot, s->world_of[l], SHM_KEY, &b, &len);
         if (rc) {
-            net_peer_missing(c, s->world_of[l], "shm");
+            net_peer_missing(s->env, s->world_of[l], "shm");
             return rc;
         }
         s->pid[l] = b.pid;

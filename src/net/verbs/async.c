@@ -5,7 +5,8 @@
  * its own CQ but flushes. Nobody blocks on the event fd: net_vport_open
  * makes it non-blocking, and the transports drain it when a completion
  * fails (the moment a user wants the cause in the log) -- never on the
- * hot path.
+ * hot path. The device is shared (vdev.c), so one queue holds the events
+ * of every verbs transport's QPs, and whichever drains it logs them all.
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -52,9 +52,27 @@ void net_vdev_reject_report(const net_vport_t *ports, int nports,
 /* port_open.c: this rank's port, chosen with hwloc (or VCOLL_HCA) among
  * the usable ones; tag ("rc", "ud") prefixes the error messages. why gets
  * the reason for the choice. */
-struct vc_ctx;
-int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
+struct net_env;
+int net_vport_pick(const struct net_env *env, const char *tag, net_vport_t *out,
                    char *why, size_t wlen);
+
+/* vdev.c: the device every verbs transport of this rank shares (RC, UD,
+ * RC's fallback UD, the heartbeat): the chosen port, its device context
+ * and one PD; each transport makes its own CQs and QPs on it. get takes a
+ * reference to the one in env's slot, or picks the port and opens it
+ * there (tag prefixes the error messages); hold takes another reference
+ * to one already held; the last put closes it and empties the slot. */
+typedef struct net_vdev {
+    int refs;
+    net_vport_t port;
+    char why[256];               /* why this HCA (topo) */
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct net_vdev **slot;      /* the env's, emptied by the last put */
+} net_vdev_t;
+int net_vdev_get(const struct net_env *env, const char *tag, net_vdev_t **out);
+net_vdev_t *net_vdev_hold(net_vdev_t *d);
+void net_vdev_put(net_vdev_t *d);
 int net_vport_open(const net_vport_t *port, const char *tag, struct ibv_context **out);
 /* Address of a peer (its LID and GID) as seen from port: the same for an RC
  * QP's path and a UD address handle. */

@@ -89,9 +89,10 @@ typedef struct hb_peer {
 } hb_peer_t;
 
 struct net_hb {
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me, size;
-    net_vport_t port;
+    net_vdev_t *dev;          /* the shared device (a reference) */
+    net_vport_t port;         /* dev's port, context and PD, copied at open */
     struct ibv_context *ctx;
     struct ibv_pd *pd;
     struct ibv_comp_channel *ch;

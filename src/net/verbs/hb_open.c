@@ -10,17 +10,16 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "boot/boot.h"
 #include "net/verbs/hb.h"
 
 static int make_qp(struct net_hb *h)
 {
-    if (!(h->pd = ibv_alloc_pd(h->ctx)) ||
-        !(h->ch = ibv_create_comp_channel(h->ctx)) ||
+    if (!(h->ch = ibv_create_comp_channel(h->ctx)) ||
         !(h->cq = ibv_create_cq(h->ctx, HB_RX + HB_TX, NULL, h->ch, 0))) {
-        LOG_ERR("hb: PD/channel/CQ on %s: %s", h->port.dev, strerror(errno));
+        LOG_ERR("hb: channel/CQ on %s: %s", h->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
     }
     /* the detector polls the channel with a timeout: never block on it */
@@ -43,31 +42,34 @@ static int make_qp(struct net_hb *h)
     return VC_SUCCESS;
 }
 
-int net_hb_open(struct vc_ctx *c, net_hb_t **out)
+int net_hb_open(const net_env_t *env, net_hb_t **out)
 {
     *out = NULL;
     struct net_hb *h = calloc(1, sizeof *h);
     if (!h)
         return VC_ERR_NOMEM;
-    h->c = c;
-    h->me = c->rank;
-    h->size = c->size;
-    h->qkey = net_verbs_qkey(c);
-    h->timeout_ns = (uint64_t)(c->cfg.peer_timeout * 1e9);
+    h->env = env;
+    h->me = env->rank;
+    h->size = env->size;
+    h->qkey = net_verbs_qkey(env);
+    h->timeout_ns = (uint64_t)(env->cfg->peer_timeout * 1e9);
     /* five chances to answer inside the timeout, but not more often than
        10 times a second: the detector must stay invisible */
     h->interval_ns = h->timeout_ns / 5;
     if (h->interval_ns < 100000000ull)
         h->interval_ns = 100000000ull;
     pthread_mutex_init(&h->lock, NULL);
-    char why[256];
     int rc;
-    if (!(h->peer = calloc((size_t)c->size, sizeof *h->peer))) {
+    if (!(h->peer = calloc((size_t)env->size, sizeof *h->peer))) {
         rc = VC_ERR_NOMEM;
         goto fail;
     }
-    if ((rc = net_vport_pick(c, "hb", &h->port, why, sizeof why)) ||
-        (rc = net_vport_open(&h->port, "hb", &h->ctx)) || (rc = make_qp(h)))
+    if ((rc = net_vdev_get(env, "hb", &h->dev)))
+        goto fail;
+    h->port = h->dev->port;
+    h->ctx = h->dev->ctx;
+    h->pd = h->dev->pd;
+    if ((rc = make_qp(h)))
         goto fail;
     hb_blob_t b;
     memset(&b, 0, sizeof b);
@@ -76,7 +78,7 @@ int net_hb_open(struct vc_ctx *c, net_hb_t **out)
     b.lid = h->port.lid;
     b.link_layer = (uint8_t)h->port.link_layer;
     memcpy(b.gid, h->port.gid.raw, 16);
-    if ((rc = boot_put(&c->boot, HB_BLOB_KEY, &b, sizeof b)))
+    if ((rc = boot_put(env->boot, HB_BLOB_KEY, &b, sizeof b)))
         goto fail;
     if (pthread_create(&h->thread, NULL, hb_main, h)) {
         LOG_ERR("hb: cannot start the liveness thread: %s", strerror(errno));
@@ -111,7 +113,7 @@ static void peer_resolve(struct net_hb *h, int peer)
     hb_blob_t b;
     size_t len = sizeof b;
     struct ibv_ah *ah = NULL;
-    int ok = !boot_get(&h->c->boot, peer, HB_BLOB_KEY, &b, &len) && len == sizeof b &&
+    int ok = !boot_get(h->env->boot, peer, HB_BLOB_KEY, &b, &len) && len == sizeof b &&
              b.magic == HB_BLOB_MAGIC && b.link_layer == (uint8_t)h->port.link_layer;
     if (ok) {
         struct ibv_ah_attr a;
@@ -268,10 +270,7 @@ void net_hb_close(net_hb_t *h)
         ibv_destroy_comp_channel(h->ch);
     if (h->mr)
         ibv_dereg_mr(h->mr);
-    if (h->pd)
-        ibv_dealloc_pd(h->pd);
-    if (h->ctx)
-        ibv_close_device(h->ctx);
+    net_vdev_put(h->dev);     /* the thread is gone: nothing uses the PD now */
     pthread_mutex_destroy(&h->lock);
     free(h->buf);
     free(h->peer);

@@ -7,4 +7,4 @@ libvcoll_int_la_SOURCES += src/net/verbs/device.h src/net/verbs/device.c \
 	src/net/verbs/port_open.c src/net/verbs/async.c src/net/verbs/ud.h src/net/verbs/ud_open.c \
 	src/net/verbs/ud_send.c src/net/verbs/ud_progress.c src/net/verbs/ud_reassemble.c src/net/verbs/ud_reorder.c \
 	src/net/verbs/hb.h src/net/verbs/hb_open.c src/net/verbs/hb_thread.c \
-	src/net/verbs/usage.c
+	src/net/verbs/usage.c src/net/verbs/vdev.c

@@ -1,7 +1,7 @@
 /*
  * port_open.c -- choose this rank's HCA port (hwloc, or VCOLL_HCA) among the
- * usable ones and open its device. Shared by the RC and UD transports so both
- * pick the same port for the same rank.
+ * usable ones and open its device (for vdev.c, which does it once for every
+ * verbs transport of the rank), and the verbs helpers they share.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,17 +10,19 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
+#include "boot/boot.h"
 #include "core/log.h"
 #include "topo/topo.h"
+#include "net/net.h"
 #include "net/verbs/device.h"
 
-int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
+int net_vport_pick(const net_env_t *env, const char *tag, net_vport_t *out,
                    char *why, size_t wlen)
 {
     net_vport_t *ports = NULL;
     int nports = 0;
-    net_vdev_scan(c->cfg.gid_index, &ports, &nports);
+    net_vdev_scan(env->cfg->gid_index, &ports, &nports);
     const char **names = calloc((size_t)nports + 1, sizeof *names);
     if (!names) {
         free(ports);
@@ -44,8 +46,8 @@ int net_vport_pick(const struct vc_ctx *c, const char *tag, net_vport_t *out,
         LOG_WARN("%s: hwloc topology unavailable; spreading ranks over HCAs by local rank",
                  tag);
     topo_hca_choice_t ch;
-    int rc = topo_hca_select(topo, cpuset, names, nnames, c->boot.local_rank,
-                             c->cfg.hca, &ch);
+    int rc = topo_hca_select(topo, cpuset, names, nnames, env->boot->local_rank,
+                             env->cfg->hca, &ch);
     hwloc_bitmap_free(cpuset);
     if (topo)
         hwloc_topology_destroy(topo);
@@ -111,12 +113,12 @@ int net_verbs_grh_from(const void *grh_, const uint8_t gid[16])
     return !memcmp(grh + 8, gid, 16);
 }
 
-uint32_t net_verbs_qkey(const struct vc_ctx *c)
+uint32_t net_verbs_qkey(const net_env_t *env)
 {
     /* FNV-1a of the job id; the top bit marks controlled Q_Keys, which an
        unprivileged process may not send with, so keep it clear */
     uint32_t h = 2166136261u;
-    for (const char *p = c->boot.jobid; *p; p++)
+    for (const char *p = env->boot->jobid; *p; p++)
         h = (h ^ (uint8_t)*p) * 16777619u;
     h &= 0x7fffffffu;
     return h ? h : 0x76430011u;

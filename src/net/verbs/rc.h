@@ -2,8 +2,9 @@
  * rc.h -- verbs RC transport internals (the public seam is net.h:
  * net_rc_open / net_rc_connect).
  *
- * Shape: one PD, one CQ (send + receive), one SRQ of eager buffers, and RC
- * QPs made on demand, one per peer this rank has actually talked to.
+ * Shape: one CQ (send + receive), one SRQ of eager buffers, and RC QPs
+ * made on demand, one per peer this rank has actually talked to, on the
+ * device and PD the rank's verbs transports share (net_vdev_t).
  * Packets go as SEND_WITH_IMM; the immediate carries receive credits
  * returned to the peer, so the payload is exactly the caller's packet and
  * the source rank comes from the QP number.
@@ -222,10 +223,11 @@ typedef struct rc_peer {
 
 typedef struct rc_net {
     net_t base;               /* must be first */
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me, size;
 
-    struct ibv_context *ctx;
+    net_vdev_t *dev;          /* the shared device (a reference), or NULL */
+    struct ibv_context *ctx;  /* dev's context, PD and port, copied at open */
     struct ibv_pd *pd;
     struct ibv_cq *cq;
     struct ibv_srq *srq;

@@ -1,6 +1,7 @@
 /*
- * rc_open.c -- open the RC transport (device, PD, CQ, SRQ, wire-up QP,
- * endpoint blob) and close it. Per-peer QPs are made on demand (rc_wire.c).
+ * rc_open.c -- open the RC transport (a reference to the shared device,
+ * CQ, SRQ, wire-up QP, endpoint blob) and close it. Per-peer QPs are made
+ * on demand (rc_wire.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "boot/boot.h"
 #include "net/verbs/rc.h"
@@ -30,13 +31,13 @@ static const net_ops_t rc_ops = {
 
 /* Ranks this process needs a QP for. Mirrors the core: every other rank when
    VCOLL_NET=rc forces verbs, else only ranks on other nodes. */
-static int rc_is_candidate(const struct vc_ctx *c, int r)
+static int rc_is_candidate(const net_env_t *env, int r)
 {
-    if (r == c->rank)
+    if (r == env->rank)
         return 0;
-    if (c->cfg.net == CFG_NET_RC)
+    if (env->cfg->net == CFG_NET_RC)
         return 1;
-    return c->boot.node_of && c->boot.node_of[r] != c->boot.node_id;
+    return env->boot->node_of && env->boot->node_of[r] != env->boot->node_id;
 }
 
 /* Size queues for this job and the device's limits. Nothing here grows
@@ -44,7 +45,7 @@ static int rc_is_candidate(const struct vc_ctx *c, int r)
    are bounded (RC_SRQ_MAX, RC_OPS_MAX) and hold no buffers. */
 static int rc_size_queues(rc_net_t *r, const struct ibv_device_attr *da)
 {
-    const vc_config_t *cfg = &r->c->cfg;
+    const vc_config_t *cfg = r->env->cfg;
     int credits = cfg->ib_rx_depth - RC_CREDIT_RESERVE;
     if (credits > RC_PEER_CREDITS)
         credits = RC_PEER_CREDITS;
@@ -101,10 +102,6 @@ static int rc_alloc_resources(rc_net_t *r)
     }
     if ((rc = rc_size_queues(r, &da)))
         return rc;
-    if (!(r->pd = ibv_alloc_pd(r->ctx))) {
-        LOG_ERR("rc: ibv_alloc_pd(%s): %s", r->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
     if (!(r->cq = ibv_create_cq(r->ctx, r->srq_cap + r->op_count, NULL, NULL, 0))) {
         LOG_ERR("rc: ibv_create_cq(%d) on %s: %s", r->srq_cap + r->op_count,
                 r->port.dev, strerror(errno));
@@ -156,20 +153,21 @@ static int rc_publish(rc_net_t *r)
     b.credits = (uint32_t)r->credits;
     b.rd_atom = (uint32_t)r->rd_atom;
     b.pid = (int32_t)getpid();
-    return boot_put(&r->c->boot, RC_BLOB_KEY, &b, sizeof b);
+    return boot_put(r->env->boot, RC_BLOB_KEY, &b, sizeof b);
 }
 
-int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+int net_rc_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
 {
-    if (!c || !up || !out)
+    if (!env || !up || !out)
         return VC_ERR_ARG;
     *out = NULL;
+    const vc_config_t *cfg = env->cfg;
     int ncand = 0;
-    for (int p = 0; p < c->size; p++)
-        ncand += rc_is_candidate(c, p);
-    if (c->cfg.rc_max_peers > 0 && ncand > c->cfg.rc_max_peers) {
+    for (int p = 0; p < env->size; p++)
+        ncand += rc_is_candidate(env, p);
+    if (cfg->rc_max_peers > 0 && ncand > cfg->rc_max_peers) {
         LOG_INFO("rc: %d peers exceed VCOLL_RC_MAX_PEERS=%d; not building an RC mesh",
-                 ncand, c->cfg.rc_max_peers);
+                 ncand, cfg->rc_max_peers);
         return VC_ERR_UNSUPPORTED;
     }
 
@@ -180,42 +178,46 @@ int net_rc_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     r->base.ops = &rc_ops;
     r->base.name = "rc";
     r->base.up = *up;
-    r->c = c;
-    r->me = c->rank;
-    r->size = c->size;
+    r->env = env;
+    r->me = env->rank;
+    r->size = env->size;
     r->ncand = ncand;
     r->fault_peer = -1;
-    if (c->cfg.fault_rc_err[0]) {
+    if (cfg->fault_rc_err[0]) {
         int a, b, n;
         char extra;
-        if (sscanf(c->cfg.fault_rc_err, "%d>%d@%d%c", &a, &b, &n, &extra) != 3 ||
-            a < 0 || a >= c->size || b < 0 || b >= c->size || a == b || n < 1) {
+        if (sscanf(cfg->fault_rc_err, "%d>%d@%d%c", &a, &b, &n, &extra) != 3 ||
+            a < 0 || a >= env->size || b < 0 || b >= env->size || a == b || n < 1) {
             LOG_ERR("VCOLL_FAULT_RC_ERR=%s: expected A>B@N (ranks A != B below %d, N >= 1)",
-                    c->cfg.fault_rc_err, c->size);
+                    cfg->fault_rc_err, env->size);
             free(r);
             return VC_ERR_ARG;
         }
-        if (a == c->rank) {
+        if (a == env->rank) {
             r->fault_peer = b;
             r->fault_after = n;
         }
     }
     /* one eager message (p2p header + up to VCOLL_EAGER_LIMIT) per packet,
        capped so the SRQ's memory stays bounded */
-    r->base.max_packet = net_verbs_max_packet(c->cfg.eager_limit);
+    r->base.max_packet = net_verbs_max_packet(cfg->eager_limit);
 
     /* O(N) only in untouched zero pages until peers are used */
-    r->peer = calloc((size_t)c->size, sizeof *r->peer);
-    r->hs_ah = calloc((size_t)c->size, sizeof *r->hs_ah);
-    r->hs_qpn = calloc((size_t)c->size, sizeof *r->hs_qpn);
+    r->peer = calloc((size_t)env->size, sizeof *r->peer);
+    r->hs_ah = calloc((size_t)env->size, sizeof *r->hs_ah);
+    r->hs_qpn = calloc((size_t)env->size, sizeof *r->hs_qpn);
     int rc = VC_ERR_NOMEM;
     if (!r->peer || !r->hs_ah || !r->hs_qpn)
         goto fail;
 
     if (ncand > 0) {
-        if ((rc = net_vport_pick(c, "rc", &r->port, r->why, sizeof r->why)) ||
-            (rc = net_vport_open(&r->port, "rc", &r->ctx)) ||
-            (rc = rc_alloc_resources(r)) || (rc = rc_reg_open(r)))
+        if ((rc = net_vdev_get(env, "rc", &r->dev)))
+            goto fail;
+        r->ctx = r->dev->ctx;
+        r->pd = r->dev->pd;
+        r->port = r->dev->port;
+        snprintf(r->why, sizeof r->why, "%s", r->dev->why);
+        if ((rc = rc_alloc_resources(r)) || (rc = rc_reg_open(r)))
             goto fail;
         char gid[64];
         net_vdev_gid_str(&r->port.gid, gid, sizeof gid);
@@ -242,13 +244,14 @@ fail:
 
 /* After the fence: nothing to do any more but check the count; QPs are
    made when a peer is first addressed (rc_wire.c). */
-int net_rc_connect(net_t *n, struct vc_ctx *c, const int *peers, int npeers)
+int net_rc_connect(net_t *n, const int *peers, int npeers)
 {
     rc_net_t *r = (rc_net_t *)n;
-    if (!r || !c || npeers < 0 || (npeers && !peers))
+    if (!r || npeers < 0 || (npeers && !peers))
         return VC_ERR_ARG;
-    if (c->cfg.rc_max_peers > 0 && npeers > c->cfg.rc_max_peers) {
-        LOG_INFO("rc: %d peers exceed VCOLL_RC_MAX_PEERS=%d", npeers, c->cfg.rc_max_peers);
+    const vc_config_t *cfg = r->env->cfg;
+    if (cfg->rc_max_peers > 0 && npeers > cfg->rc_max_peers) {
+        LOG_INFO("rc: %d peers exceed VCOLL_RC_MAX_PEERS=%d", npeers, cfg->rc_max_peers);
         return VC_ERR_UNSUPPORTED;
     }
     for (int i = 0; i < npeers; i++)
@@ -288,10 +291,7 @@ static void rc_close(net_t *n)
     free(r->slab);
     if (r->tx_mr)
         ibv_dereg_mr(r->tx_mr);
-    if (r->pd)
-        ibv_dealloc_pd(r->pd);
-    if (r->ctx)
-        ibv_close_device(r->ctx);
+    net_vdev_put(r->dev);     /* after the fallback's and our own QPs and MRs */
     free(r->tx_buf);
     free(r->tx_free);
     free(r->op);

@@ -10,7 +10,6 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
 #include "core/log.h"
 #include "boot/boot.h"
 #include "net/verbs/rc.h"
@@ -123,8 +122,8 @@ int rc_check_peer(net_t *n, int peer)
     net_t *fb = rc_fb_for(r, peer);
     if (fb)
         return fb->ops->check_peer(fb, peer);
-    if (!p->pid && p->state == RC_S_NONE && r->c->boot.node_of &&
-        r->c->boot.node_of[peer] == r->c->boot.node_id) {
+    if (!p->pid && p->state == RC_S_NONE && r->env->boot->node_of &&
+        r->env->boot->node_of[peer] == r->env->boot->node_id) {
         rc_blob_t b;          /* never connected: its pid is in its blob */
         if (rc_peer_blob(r, peer, &b) == VC_SUCCESS)
             p->pid = (pid_t)b.pid;

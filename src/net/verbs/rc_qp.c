@@ -10,7 +10,8 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
+#include "boot/boot.h"
 #include "core/log.h"
 #include "net/verbs/rc.h"
 
@@ -82,7 +83,7 @@ int rc_qp_create(rc_net_t *r, int peer, char *why, size_t wlen)
 {
     if (r->nqp >= r->max_qp) {
         snprintf(why, wlen, "QP budget of %d spent (VCOLL_RC_MAX_QP=%d, %s max_qp %d)",
-                 r->max_qp, r->c->cfg.rc_max_qp, r->port.dev, r->dev_max_qp);
+                 r->max_qp, r->env->cfg->rc_max_qp, r->port.dev, r->dev_max_qp);
         return RC_NO_BUDGET;
     }
     int per = r->credits + RC_CREDIT_RESERVE;
@@ -183,9 +184,9 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_t *h, uint32_t qpn,
         p->rd_atom = 1;
     memset(&a, 0, sizeof a);
     a.qp_state = IBV_QPS_RTS;
-    a.timeout = (uint8_t)r->c->cfg.ib_timeout;
-    a.retry_cnt = (uint8_t)r->c->cfg.ib_retry;
-    a.rnr_retry = (uint8_t)r->c->cfg.ib_rnr_retry;
+    a.timeout = (uint8_t)r->env->cfg->ib_timeout;
+    a.retry_cnt = (uint8_t)r->env->cfg->ib_retry;
+    a.rnr_retry = (uint8_t)r->env->cfg->ib_rnr_retry;
     a.sq_psn = p->psn;
     a.max_rd_atomic = (uint8_t)p->rd_atom;
     if (ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
@@ -204,7 +205,7 @@ int rc_qp_connect(rc_net_t *r, int peer, const rc_blob_t *h, uint32_t qpn,
     p->get_chunk = chunk;
     p->credits = (int)h->credits;
     p->rqpn = qpn;
-    if (r->c->boot.node_of && r->c->boot.node_of[peer] == r->c->boot.node_id)
+    if (r->env->boot->node_of && r->env->boot->node_of[peer] == r->env->boot->node_id)
         p->pid = (pid_t)h->pid;
     return VC_SUCCESS;
 }

@@ -20,7 +20,7 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "net/verbs/memhook.h"
 #include "net/verbs/rc.h"
@@ -72,7 +72,7 @@ static int hooks_valid(void *arg)
 
 int rc_reg_open(rc_net_t *r)
 {
-    const vc_config_t *cfg = &r->c->cfg;
+    const vc_config_t *cfg = r->env->cfg;
     int entries = RC_RCACHE_ENTRIES;
     char why[240] = "";
     const char *mode;

@@ -24,7 +24,7 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "boot/boot.h"
 #include "net/verbs/hb.h"
@@ -49,7 +49,7 @@ static int hs_post_recv(rc_net_t *r, int i)
 
 int rc_hs_open(rc_net_t *r)
 {
-    r->qkey = net_verbs_qkey(r->c);
+    r->qkey = net_verbs_qkey(r->env);
     if (!(r->hs_cq = ibv_create_cq(r->ctx, RC_HS_RX + RC_HS_TX, NULL, NULL, 0))) {
         LOG_ERR("rc: wire-up CQ on %s: %s", r->port.dev, strerror(errno));
         return VC_ERR_TRANSPORT;
@@ -92,8 +92,8 @@ void rc_hs_close(rc_net_t *r)
 int rc_peer_blob(rc_net_t *r, int peer, rc_blob_t *b)
 {
     size_t len = sizeof *b;
-    if (boot_get(&r->c->boot, peer, RC_BLOB_KEY, b, &len)) {
-        net_peer_missing(r->c, peer, "rc");
+    if (boot_get(r->env->boot, peer, RC_BLOB_KEY, b, &len)) {
+        net_peer_missing(r->env, peer, "rc");
         return VC_ERR_TRANSPORT;
     }
     if (len != sizeof *b || b->magic != RC_BLOB_MAGIC) {
@@ -194,7 +194,7 @@ static int start_asking(rc_net_t *r, int peer, int state)
 
 static int fb_open(rc_net_t *r)
 {
-    return r->fb ? VC_SUCCESS : ud_open_fallback(r->c, &r->base.up, &r->port, &r->fb);
+    return r->fb ? VC_SUCCESS : ud_open_fallback(r->env, &r->base.up, r->dev, &r->fb);
 }
 
 /* This side can make no QP for peer (no: RC_NO_*, why: the details).
@@ -210,17 +210,17 @@ static int refuse(rc_net_t *r, int peer, int no, const char *why)
 {
     rc_peer_t *p = &r->peer[peer];
     p->no_why = no;
-    if (r->c->cfg.net != CFG_NET_RC && fb_open(r) == VC_SUCCESS &&
+    if (r->env->cfg->net != CFG_NET_RC && fb_open(r) == VC_SUCCESS &&
         start_asking(r, peer, RC_S_UD_WAIT) == VC_SUCCESS) {
         LOG_INFO("rc: rank %d -> rank %d: over UD instead of RC: %s", r->me, peer, why);
         hs_send(r, peer, RC_HS_UDX, (uint32_t)no | RC_HS_ANSWER);
         return NET_AGAIN;
     }
-    p->no_why = r->c->cfg.net == CFG_NET_RC ? no : RC_NO_UD;
+    p->no_why = r->env->cfg->net == CFG_NET_RC ? no : RC_NO_UD;
     hs_send(r, peer, RC_HS_NAK, (uint32_t)p->no_why);
     /* the cause first: rc_peer_fail's line is bounded */
     char text[224];
-    snprintf(text, sizeof text, "no RC QP (%s): %s", r->c->cfg.net == CFG_NET_RC
+    snprintf(text, sizeof text, "no RC QP (%s): %s", r->env->cfg->net == CFG_NET_RC
              ? "VCOLL_NET=rc, no fallback to UD" : "and no UD to fall back to", why);
     rc_peer_fail(r, peer, "connect", NULL, text);
     return VC_ERR_PEER_FAILED;
@@ -365,28 +365,29 @@ static int still_waiting(rc_net_t *r, int peer, double t)
         return 0;
     if (t < p->t_next)
         return 1;
-    const struct vc_ctx *c = r->c;
-    double limit = c->cfg.peer_timeout > 0 ? c->cfg.peer_timeout : HS_NO_DETECTOR_S;
+    net_hb_t *hb = r->env->hb;
+    double limit = r->env->cfg->peer_timeout > 0 ? r->env->cfg->peer_timeout
+                                                 : HS_NO_DETECTOR_S;
     char why[160] = "";
     int verdict = 0;
     if (net_pid_gone(p->pid))
         snprintf(why, sizeof why, "its process is gone");
-    else if ((verdict = c->hb ? net_hb_dead(c->hb, peer) : 0) == NET_HB_DOWN)
+    else if ((verdict = hb ? net_hb_dead(hb, peer) : 0) == NET_HB_DOWN)
         snprintf(why, sizeof why, "no answer to the connection request, and it gave "
                  "up on rank %d", r->me);
     else if (verdict)
         snprintf(why, sizeof why, "no answer to the connection request, and no "
-                 "heartbeat for %.1f s (VCOLL_PEER_TIMEOUT)", net_hb_timeout(c->hb));
-    else if (!c->hb && t - p->t_start > limit)
+                 "heartbeat for %.1f s (VCOLL_PEER_TIMEOUT)", net_hb_timeout(hb));
+    else if (!hb && t - p->t_start > limit)
         snprintf(why, sizeof why, "no answer to the connection request for %.1f s",
                  t - p->t_start);
     if (why[0]) {
         rc_peer_fail(r, peer, "connect", NULL, why);
         return 0;
     }
-    if (c->hb)
-        net_hb_watch(c->hb, peer);
-    if (c->hb && !p->warned && t - p->t_start > limit) {
+    if (hb)
+        net_hb_watch(hb, peer);
+    if (hb && !p->warned && t - p->t_start > limit) {
         p->warned = 1;
         LOG_WARN("rc: rank %d is alive but has not answered rank %d's connection "
                  "request for %.1f s (busy outside vcoll?); still waiting", peer, r->me,

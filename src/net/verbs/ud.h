@@ -229,10 +229,11 @@ enum { UD_P_NEW, UD_P_READY, UD_P_DEAD };
 
 typedef struct ud_net {
     net_t base;               /* must be first */
-    struct vc_ctx *c;
+    const net_env_t *env;
     int me, size;
 
-    struct ibv_context *ctx;
+    net_vdev_t *dev;          /* the shared device (a reference) */
+    struct ibv_context *ctx;  /* dev's context, PD and port, copied at open */
     struct ibv_pd *pd;
     struct ibv_cq *cq;
     struct ibv_qp *qp;
@@ -289,9 +290,10 @@ int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b);
 void ud_blob_fill(const ud_net_t *u, ud_blob_t *b);
 /* UD for the peers RC could not connect (rc_wire.c): opened when the first
  * such peer turns up, long after the endpoint fence, so it publishes
- * nothing. It uses RC's port, so a peer's address is its RC blob's and
- * only the QP number travels in the RC handshake (ud_peer_set). */
-int ud_open_fallback(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+ * nothing. It uses RC's device (dev, another reference to it), so a peer's
+ * address is its RC blob's and only the QP number travels in the RC
+ * handshake (ud_peer_set). */
+int ud_open_fallback(const net_env_t *env, const net_upcalls_t *up, net_vdev_t *dev,
                      ud_net_t **out);
 void ud_peer_fail(ud_net_t *u, int peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

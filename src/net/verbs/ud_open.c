@@ -1,6 +1,7 @@
 /*
- * ud_open.c -- open the UD transport (device, PD, CQ, one UD QP, buffers,
- * endpoint blob), connect peers lazily, report dead peers, close.
+ * ud_open.c -- open the UD transport (a reference to the shared device,
+ * CQ, one UD QP, buffers, endpoint blob), connect peers lazily, report dead
+ * peers, close.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "boot/boot.h"
 #include "net/verbs/ud.h"
@@ -120,7 +121,7 @@ int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b)
                      u->sq_depth, u->tx_count);
         return VC_ERR_UNSUPPORTED;
     }
-    uint32_t w = ud_window_frags(u->c->cfg.ud_window, mtu, u->base.max_packet);
+    uint32_t w = ud_window_frags(u->env->cfg->ud_window, mtu, u->base.max_packet);
     if (!p->win && !(p->win = malloc(w * sizeof *p->win))) {
         ud_peer_fail(u, peer, "out of memory for its send window");
         return VC_ERR_NOMEM;
@@ -130,8 +131,8 @@ int ud_peer_set(ud_net_t *u, int peer, const ud_blob_t *b)
     p->qpn = b->qpn;
     memcpy(p->gid, b->gid, 16);
     p->frag = frag;
-    const struct vc_ctx *c = u->c;
-    p->pid = c->boot.node_of && c->boot.node_of[peer] == c->boot.node_id ? (pid_t)b->pid : 0;
+    const boot_info_t *boot = u->env->boot;
+    p->pid = boot->node_of && boot->node_of[peer] == boot->node_id ? (pid_t)b->pid : 0;
     p->rto_ns = u->rto_base_ns;
     p->state = UD_P_READY;
     return VC_SUCCESS;
@@ -151,8 +152,8 @@ int ud_peer_ready(ud_net_t *u, int peer)
         return NET_AGAIN;
     ud_blob_t b;
     size_t len = sizeof b;
-    if (boot_get(&u->c->boot, peer, UD_BLOB_KEY, &b, &len)) {
-        net_peer_missing(u->c, peer, "ud");
+    if (boot_get(u->env->boot, peer, UD_BLOB_KEY, &b, &len)) {
+        net_peer_missing(u->env, peer, "ud");
         ud_peer_fail(u, peer, "its UD endpoint is not published");
         return VC_ERR_TRANSPORT;
     }
@@ -166,7 +167,7 @@ int ud_peer_ready(ud_net_t *u, int peer)
 
 static int ud_alloc_resources(ud_net_t *u)
 {
-    const vc_config_t *cfg = &u->c->cfg;
+    const vc_config_t *cfg = u->env->cfg;
     struct ibv_device_attr da;
     if (ibv_query_device(u->ctx, &da)) {
         LOG_ERR("ud: ibv_query_device(%s): %s", u->port.dev, strerror(errno));
@@ -196,10 +197,6 @@ static int ud_alloc_resources(ud_net_t *u)
         tx = u->sq_depth;
     u->tx_count = (int)tx;
 
-    if (!(u->pd = ibv_alloc_pd(u->ctx))) {
-        LOG_ERR("ud: ibv_alloc_pd(%s): %s", u->port.dev, strerror(errno));
-        return VC_ERR_TRANSPORT;
-    }
     if (!(u->cq = ibv_create_cq(u->ctx, u->rx_count + u->sq_depth, NULL, NULL, 0))) {
         LOG_ERR("ud: ibv_create_cq(%d) on %s: %s", u->rx_count + u->sq_depth,
                 u->port.dev, strerror(errno));
@@ -263,8 +260,8 @@ void ud_blob_fill(const ud_net_t *u, ud_blob_t *b)
 }
 
 /* Everything but making the endpoint known: device, queues, buffers; on
- * the given port, or the one the topology picks (port NULL). */
-static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+ * the given device (RC's), or the shared one (dev NULL). */
+static int ud_create(const net_env_t *env, const net_upcalls_t *up, net_vdev_t *dev,
                      ud_net_t **out)
 {
     *out = NULL;
@@ -275,23 +272,25 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
     u->base.ops = &ud_ops;
     u->base.name = "ud";
     u->base.up = *up;
-    u->c = c;
-    u->me = c->rank;
-    u->size = c->size;
-    u->loss = c->cfg.ud_loss;
-    u->rto_base_ns = c->cfg.ud_rto * 1e9 < 1000 ? 1000 : (uint64_t)(c->cfg.ud_rto * 1e9);
-    u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->rank << 17) ^ (uint64_t)getpid();
+    const vc_config_t *cfg = env->cfg;
+    u->env = env;
+    u->me = env->rank;
+    u->size = env->size;
+    u->loss = cfg->ud_loss;
+    u->rto_base_ns = cfg->ud_rto * 1e9 < 1000 ? 1000 : (uint64_t)(cfg->ud_rto * 1e9);
+    u->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)env->rank << 17) ^ (uint64_t)getpid();
     u->base.max_packet = UD_MAX_PACKET;     /* eager stays at the eager limit (p2p) */
-    u->qkey = net_verbs_qkey(c);
+    u->qkey = net_verbs_qkey(env);
 
     int rc = VC_SUCCESS;
-    if (port) {
-        u->port = *port;
-        snprintf(u->why, sizeof u->why, "RC's port");
-    }
-    if ((!port && (rc = net_vport_pick(c, "ud", &u->port, u->why, sizeof u->why))) ||
-        (rc = net_vport_open(&u->port, "ud", &u->ctx)))
+    if (dev)
+        u->dev = net_vdev_hold(dev);
+    else if ((rc = net_vdev_get(env, "ud", &u->dev)))
         goto fail;
+    u->ctx = u->dev->ctx;
+    u->pd = u->dev->pd;
+    u->port = u->dev->port;
+    snprintf(u->why, sizeof u->why, "%s", dev ? "RC's port" : u->dev->why);
     u->mtu = (uint32_t)net_vdev_mtu_bytes(u->port.active_mtu);
     if (u->mtu < 256) {
         LOG_ERR("ud: %s:%d reports path MTU %u", u->port.dev, u->port.port, u->mtu);
@@ -301,16 +300,16 @@ static int ud_create(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_
     /* bytes in flight (bandwidth x delay, VCOLL_UD_WINDOW) as whole
        fragments; at least two whole packets, so a sender streams while the
        first is acknowledged (and a packet always fits) */
-    uint32_t w = ud_window_frags(c->cfg.ud_window, u->mtu, u->base.max_packet);
+    uint32_t w = ud_window_frags(cfg->ud_window, u->mtu, u->base.max_packet);
     u->wsize = w;
     u->wmask = w - 1;
 
-    u->peer = calloc((size_t)c->size, sizeof *u->peer);
+    u->peer = calloc((size_t)env->size, sizeof *u->peer);
     if (!u->peer) {
         rc = VC_ERR_NOMEM;
         goto fail;
     }
-    for (int i = 0; i < c->size; i++)
+    for (int i = 0; i < env->size; i++)
         u->peer[i].rank = i;
     if ((rc = ud_alloc_resources(u)))
         goto fail;
@@ -332,18 +331,18 @@ static void ud_log_open(const ud_net_t *u, const char *role)
              u->tx_count, u->max_inline, u->why);
 }
 
-int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
+int net_ud_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
 {
-    if (!c || !up || !out)
+    if (!env || !up || !out)
         return VC_ERR_ARG;
     *out = NULL;
     ud_net_t *u;
-    int rc = ud_create(c, up, NULL, &u);
+    int rc = ud_create(env, up, NULL, &u);
     if (rc)
         return rc;
     ud_blob_t b;
     ud_blob_fill(u, &b);
-    if ((rc = boot_put(&c->boot, UD_BLOB_KEY, &b, sizeof b))) {
+    if ((rc = boot_put(env->boot, UD_BLOB_KEY, &b, sizeof b))) {
         ud_close(&u->base);
         return rc;
     }
@@ -352,10 +351,10 @@ int net_ud_open(struct vc_ctx *c, const net_upcalls_t *up, net_t **out)
     return VC_SUCCESS;
 }
 
-int ud_open_fallback(struct vc_ctx *c, const net_upcalls_t *up, const net_vport_t *port,
+int ud_open_fallback(const net_env_t *env, const net_upcalls_t *up, net_vdev_t *dev,
                      ud_net_t **out)
 {
-    int rc = ud_create(c, up, port, out);
+    int rc = ud_create(env, up, dev, out);
     if (rc)
         return rc;
     (*out)->introduced = 1;
@@ -390,10 +389,7 @@ static void ud_close(net_t *n)
         ibv_dereg_mr(u->rx_mr);
     if (u->tx_mr)
         ibv_dereg_mr(u->tx_mr);
-    if (u->pd)
-        ibv_dealloc_pd(u->pd);
-    if (u->ctx)
-        ibv_close_device(u->ctx);
+    net_vdev_put(u->dev);
     free(u->rx_buf);
     free(u->tx_buf);
     free(u->slot);

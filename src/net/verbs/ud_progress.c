@@ -9,7 +9,7 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "net/verbs/hb.h"
 #include "net/verbs/ud.h"
@@ -240,7 +240,7 @@ static void on_send(ud_net_t *u, const struct ibv_wc *wc)
  * VCOLL_UD_TIMEOUT. */
 static void run_timers(ud_net_t *u, uint64_t now)
 {
-    uint64_t limit = (uint64_t)(u->c->cfg.ud_timeout * 1e9);
+    uint64_t limit = (uint64_t)(u->env->cfg->ud_timeout * 1e9);
     LIST_FOR_EACH_SAFE(n, nx, &u->tx_list) {
         ud_peer_t *p = LIST_ENTRY(n, ud_peer_t, tx_link);
         if (p->rto_at == 0) {
@@ -255,7 +255,7 @@ static void run_timers(ud_net_t *u, uint64_t now)
             /* Silence on the data path may only mean the peer is computing
                and makes no vcoll calls: its liveness detector still answers.
                Only a peer that answers nothing there either is dead. */
-            net_hb_t *hb = u->c->hb;
+            net_hb_t *hb = u->env->hb;
             if (hb) {
                 net_hb_watch(hb, p->rank);
                 if (!net_hb_dead(hb, p->rank)) {

@@ -8,7 +8,6 @@
 #include <infiniband/verbs.h>
 
 #include "vcoll.h"
-#include "core/ctx.h"
 #include "net/verbs/rc.h"
 #include "net/verbs/ud.h"
 #include "net/verbs/hb.h"
@@ -18,10 +17,10 @@ static size_t mr_len(const struct ibv_mr *mr)
     return mr ? mr->length : 0;
 }
 
-void net_usage(const struct vc_ctx *c, net_usage_t *u)
+void net_usage(const net_t *rc, const net_t *ud, const net_hb_t *hb, net_usage_t *u)
 {
     memset(u, 0, sizeof *u);
-    const rc_net_t *r = (const rc_net_t *)c->rc;
+    const rc_net_t *r = (const rc_net_t *)rc;
     if (r) {
         u->rc_qps = r->nqp;
         u->qps += r->nqp + (r->hs_qp != NULL);
@@ -31,7 +30,7 @@ void net_usage(const struct vc_ctx *c, net_usage_t *u)
             u->rc_up += r->peer[p].state == RC_S_UP;
         u->rc_to_ud = r->nfb;
     }
-    const ud_net_t *uds[] = {(const ud_net_t *)c->ud, r ? r->fb : NULL};
+    const ud_net_t *uds[] = {(const ud_net_t *)ud, r ? r->fb : NULL};
     for (size_t i = 0; i < sizeof uds / sizeof uds[0]; i++) {
         const ud_net_t *d = uds[i];
         if (!d)
@@ -42,7 +41,7 @@ void net_usage(const struct vc_ctx *c, net_usage_t *u)
         for (int p = 0; p < d->size; p++)
             u->ud_peers += d->peer[p].ah != NULL;
     }
-    const struct net_hb *h = c->hb;
+    const struct net_hb *h = hb;
     if (h) {
         u->qps += h->qp != NULL;
         u->reg_bytes += mr_len(h->mr);
