@@ -87,7 +87,7 @@ done >> "$uses"
 
 # ---- judge
 bad=0
-declare -A owed
+declare -A owed=()     # set, even when empty (set -u)
 if [ -z "${LAYERS_NO_DEBT:-}" ] && [ -r "$debt" ]; then
     while read -r f arrow t what file _; do
         [[ -z $f || $f == \#* ]] && continue
