@@ -3,7 +3,24 @@
  * error class raised on the communicator, so MPI_ERRORS_RETURN code sees
  * it and the default handler aborts the job.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include "vcmpi.h"
+
+/* VCOLL_LOG=debug: one line per event, with the rank. Here, below the
+   statistics and the requests, which both report through it. */
+void vcmpi_log(const char *fmt, ...)
+{
+    if (!vcmpi.debug)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "vcoll_mpi[%d]: %s\n", vcmpi.rank, line);
+}
+
 
 static int mpi_class(int vcrc)
 {

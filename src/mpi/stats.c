@@ -3,7 +3,6 @@
  * how many fell back (VCOLL_MPI_STATS=1: summed over ranks, printed by rank
  * 0 at MPI_Finalize), and why a call fell back (VCOLL_LOG=debug).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "vcmpi.h"
@@ -19,18 +18,6 @@ static const char *const fn_name[FN_COUNT] = {
 static void count(uint64_t *c)
 {
     __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
-}
-
-void vcmpi_log(const char *fmt, ...)
-{
-    if (!vcmpi.debug)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "vcoll_mpi[%d]: %s\n", vcmpi.rank, line);
 }
 
 void vcmpi_fallback(int fn, const char *why)

@@ -284,6 +284,7 @@ static inline int vcmpi_pending(void)
         return rc_ != MPI_SUCCESS ? rc_ : vcmpi_block(R_, MPI_STATUS_IGNORE);   \
     } while (0)
 
+/* error.c */
 void vcmpi_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
