@@ -56,7 +56,6 @@ int vc_init_thread(int *argc, char ***argv, int required, int *provided)
     if (required == VC_THREAD_MULTIPLE) {
         c->prog.yield = api_lock_idle;
         c->prog.pass = api_lock_pass;
-        c->prog.thread_multiple = 1;
         c->thread_multiple = 1;
     }
     *provided = required;

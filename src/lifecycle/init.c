@@ -294,7 +294,7 @@ int life_init(struct vc_comm *world)
     }
 
     coll_state_set(c);
-    struct vc_comm *w = world;
+    struct vc_comm *w = world;      /* VC_COMM_WORLD's object, the API's */
     memset(w, 0, sizeof *w);
     w->magic = COMM_MAGIC;
     w->ctx = 0;

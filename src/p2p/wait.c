@@ -172,7 +172,7 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
     prog_t *p = st->prog;
     unsigned idle = 0;
     double next_check = 0;
-    if (!p->thread_multiple)
+    if (!p->yield)
         for (int i = 0; i < P2P_HOT_POLLS && !r->done && !p->failed; i++)
             prog_poll(p);
     while (!r->done) {
@@ -184,7 +184,7 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
             fail_wait(st, r, err);
         else if (events > 0) {
             idle = 0;
-            if (p->thread_multiple && p->pass)
+            if (p->pass)
                 p->pass();
         } else {
             p2p_idle_step(st, &idle, &next_check, r);
@@ -225,7 +225,7 @@ int p2p_waitany(struct p2p_state *st, int n, struct vc_request *const *rs)
         int due = 0;
         if (events > 0) {
             idle = 0;
-            if (p->thread_multiple && p->pass)
+            if (p->pass)
                 p->pass();
         } else {
             prog_backoff(p, &idle);

@@ -37,7 +37,7 @@ static void idle_hook(prog_t *p, unsigned idle)
 void prog_backoff(prog_t *p, unsigned *idle)
 {
     idle_hook(p, *idle);
-    if (p->thread_multiple && p->yield) {
+    if (p->yield) {
         /* every wait loop comes through here: the one place where other
            threads get the lock while this one waits */
         p->yield(++*idle < (unsigned)p->spin);

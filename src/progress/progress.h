@@ -64,8 +64,7 @@ typedef struct prog {
     } idle_hook;
     /* VC_THREAD_MULTIPLE: the API's lock, given up while a wait idles
        (yield) and handed over after progress when others queue (pass);
-       both NULL otherwise */
-    int thread_multiple;
+       both NULL otherwise, which is how the layers below tell the level */
     void (*yield)(int spinning);
     void (*pass)(void);
 } prog_t;

@@ -58,11 +58,10 @@ static const net_ops_t f_ops = {.send = f_send, .progress = f_progress,
                                 .mem_expose = f_expose, .mem_release = f_release,
                                 .get = f_get};
 static net_t f_net = {.ops = &f_ops, .name = "fuzz", .max_packet = 4096};
-static net_t *nets[NRANKS];
 
 static int setup(void)
 {
-    return p2p_world_setup(NRANKS, &f_net, nets);
+    return p2p_world_setup(NRANKS, &f_net);
 }
 
 typedef struct { const uint8_t *p; size_t n; } in_t;

@@ -21,10 +21,9 @@ static boot_info_t p2p_world_boot;
 /* the state the packets go to (p2p_on_packet's arg) */
 static struct p2p_state *p2p_world;
 
-/* nets: room for size pointers, all set to net. p2p_init()'s result. */
-static inline int p2p_world_setup(int size, net_t *net, net_t **nets)
+/* every rank behind net; p2p_init()'s result */
+static inline int p2p_world_setup(int size, net_t *net)
 {
-    (void)nets;
     log_setup(0, size, -1);             /* the drops are expected: keep quiet */
     int rc = prog_init(&p2p_world_prog, 0, size, &p2p_world_boot, 1.0, 16);
     if (rc)

@@ -48,11 +48,10 @@ static int f_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 static int f_progress(net_t *n) { (void)n; return 0; }
 static const net_ops_t f_ops = {.send = f_send, .progress = f_progress};
 static net_t f_net = {.ops = &f_ops, .name = "test", .max_packet = 4096};
-static net_t *nets[NRANKS];
 
 static int setup(void)
 {
-    return p2p_world_setup(NRANKS, &f_net, nets);
+    return p2p_world_setup(NRANKS, &f_net);
 }
 
 /* the "shared cell": far larger than the packet, so a forged length reads

@@ -52,12 +52,11 @@ static int f_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 static int f_progress(net_t *n) { (void)n; return 0; }
 static const net_ops_t f_ops = {.send = f_send, .progress = f_progress};
 static net_t f_net = {.ops = &f_ops, .name = "test", .max_packet = 4096};
-static net_t *nets[NRANKS];
 static coll_state_t cstate;
 
 static int setup(void)
 {
-    int rc = p2p_world_setup(NRANKS, &f_net, nets);
+    int rc = p2p_world_setup(NRANKS, &f_net);
     vc_comm_world_obj.coll = &cstate;
     return rc;
 }
