@@ -539,8 +539,10 @@ static void test_errors(void)
     EXPECT_RC(vc_start(NULL), VC_ERR_ARG);
     OK(vc_request_free(&qa));
     EXPECT_RC(vc_request_free(&qa), VC_ERR_REQUEST);   /* now NULL */
-    /* qb is left allocated: vc_finalize releases it */
+    /* qb is left allocated: vc_finalize releases it. Its buffers may go
+       now: an inactive request touches them only when started. */
     pc_free(&a);
+    pc_free(&b);
 }
 
 /* ---- a split communicator: its own persistent tag space ---- */
