@@ -347,6 +347,80 @@ int vc_start(vc_request_t *req);
 int vc_startall(int n, vc_request_t reqs[]);
 int vc_request_free(vc_request_t *req);
 
+/* Neighborhood collectives (MPI's, on a communicator that carries a
+ * neighbour graph).
+ *
+ * vc_comm_create_graph is collective over comm and makes a communicator
+ * with comm's ranks in comm's order (MPI_Dist_graph_create_adjacent with
+ * reorder = 0) whose neighbours are sources[] (I receive from them, rbuf
+ * blocks in this order) and destinations[] (I send to them, sbuf blocks in
+ * this order). An edge may be listed more than once (a multigraph). The
+ * lists must agree: a rank that lists b as a destination k times is listed
+ * by b as a source k times; otherwise every rank gets VC_ERR_ARG. A
+ * neighbour outside 0..size-1 is VC_ERR_RANK on the rank that named it and
+ * VC_ERR_ARG on the others (no communicator is made anywhere).
+ *
+ * vc_comm_create_cart makes a Cartesian grid of ndims dimensions,
+ * periodic or not per dimension, whose sizes multiply to comm's size
+ * (VC_ERR_ARG on every rank otherwise); ranks keep their order, the last
+ * dimension varying fastest (MPI_Cart_create with reorder = 0). Its
+ * neighbours, as sources and as destinations: for each dimension d the -1
+ * neighbour, then the +1 neighbour; VC_PROC_NULL past a non-periodic edge
+ * (nothing is sent there, and its rbuf block is left untouched).
+ *
+ * vc_comm_dup keeps the graph, vc_comm_split does not, vc_comm_free
+ * releases it. vc_neighbors_count and vc_neighbors tell the degrees and
+ * the first maxin sources and maxout destinations. Every neighborhood call
+ * on a communicator without a graph is VC_ERR_COMM.
+ *
+ * rbuf holds indegree blocks in sources[] order; alltoall(v)'s sbuf holds
+ * outdegree blocks in destinations[] order (allgather(v) sends its one
+ * block to every destination). Counts and displacements are in elements,
+ * one per edge; there is no in-place form (VC_ERR_BUFFER). With repeated
+ * edges between two ranks, the k-th listing on one side pairs with the
+ * k-th on the other. On a Cartesian communicator, alltoall(v)'s rbuf block
+ * 2d is what the -1 neighbour in dimension d sent as its block 2d+1, and
+ * block 2d+1 what the +1 neighbour sent as its block 2d (MPI-4's rule;
+ * also when both neighbours are one rank, or oneself). */
+#define VC_PROC_NULL (-2)
+int vc_comm_create_graph(vc_comm_t comm, int indegree, const int sources[],
+                         int outdegree, const int destinations[], vc_comm_t *newcomm);
+int vc_comm_create_cart(vc_comm_t comm, int ndims, const int dims[], const int periods[],
+                        vc_comm_t *newcomm);
+int vc_neighbors_count(vc_comm_t comm, int *indegree, int *outdegree);
+int vc_neighbors(vc_comm_t comm, int maxin, int sources[], int maxout, int destinations[]);
+int vc_neighbor_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                          vc_comm_t comm);
+int vc_neighbor_allgatherv(const void *sbuf, size_t scount, void *rbuf,
+                           const size_t rcounts[], const size_t displs[],
+                           vc_dtype_t dtype, vc_comm_t comm);
+int vc_neighbor_alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                         vc_comm_t comm);
+int vc_neighbor_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                          void *rbuf, const size_t rcounts[], const size_t rdispls[],
+                          vc_dtype_t dtype, vc_comm_t comm);
+int vc_ineighbor_allgather(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                           vc_comm_t comm, vc_request_t *req);
+int vc_ineighbor_allgatherv(const void *sbuf, size_t scount, void *rbuf,
+                            const size_t rcounts[], const size_t displs[],
+                            vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req);
+int vc_ineighbor_alltoall(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                          vc_comm_t comm, vc_request_t *req);
+int vc_ineighbor_alltoallv(const void *sbuf, const size_t scounts[], const size_t sdispls[],
+                           void *rbuf, const size_t rcounts[], const size_t rdispls[],
+                           vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req);
+int vc_neighbor_allgather_init(const void *sbuf, void *rbuf, size_t count,
+                               vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req);
+int vc_neighbor_allgatherv_init(const void *sbuf, size_t scount, void *rbuf,
+                                const size_t rcounts[], const size_t displs[],
+                                vc_dtype_t dtype, vc_comm_t comm, vc_request_t *req);
+int vc_neighbor_alltoall_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtype,
+                              vc_comm_t comm, vc_request_t *req);
+int vc_neighbor_alltoallv_init(const void *sbuf, const size_t scounts[],
+                               const size_t sdispls[], void *rbuf, const size_t rcounts[],
+                               const size_t rdispls[], vc_dtype_t dtype, vc_comm_t comm,
+                               vc_request_t *req);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,6 +43,12 @@ void api_lock_pass(void);
 int api_check_comm(vc_comm_t comm);                /* initialized, valid comm */
 int api_check_buf(const void *buf, size_t count);  /* VC_ERR_BUFFER: NULL, count > 0 */
 int api_check_op(vc_dtype_t dt, vc_op_t op);       /* built-in or live user op */
+/* coll_alltoall.c: count * n elements of dt addressable (VC_ERR_COUNT,
+   VC_ERR_DTYPE); n blocks of buf (cnt[j] elements at dsp[j]) addressable
+   and with a buffer, and with disjoint set not overlapping (VC_ERR_ARG) */
+int api_check_total(vc_dtype_t dt, size_t count, size_t n);
+int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int p,
+                     vc_dtype_t dt, int disjoint);
 
 /* A checked collective to the collective layer in its form (FORM_BLOCKING,
  * FORM_NONBLOCKING, FORM_PERSISTENT of coll/registry.h): the forms with a

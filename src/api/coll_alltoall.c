@@ -17,7 +17,7 @@
 #include "dtype/dtype.h"
 
 /* count * n elements of dt must be addressable */
-static int check_total(vc_dtype_t dt, size_t count, size_t n)
+int api_check_total(vc_dtype_t dt, size_t count, size_t n)
 {
     size_t bytes;
     if (n && count > SIZE_MAX / n)
@@ -29,7 +29,7 @@ static int check_alltoall(const void **sbuf, void *rbuf, size_t count, vc_dtype_
                           vc_comm_t comm)
 {
     int rc = api_check_comm(comm);
-    if (rc || (rc = check_total(dt, count, (size_t)comm->size)))
+    if (rc || (rc = api_check_total(dt, count, (size_t)comm->size)))
         return rc;
     if (rbuf == VC_IN_PLACE || !*sbuf)
         return count ? VC_ERR_BUFFER : VC_SUCCESS;
@@ -80,8 +80,8 @@ static int span_cmp(const void *x, const void *y)
 /* One side of an alltoallv: every block must fit in memory (VC_ERR_COUNT)
    and have a buffer (VC_ERR_BUFFER); receive blocks must not overlap
    (VC_ERR_ARG: two peers' data would land on the same bytes). */
-static int check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int p,
-                        vc_dtype_t dt, int disjoint)
+int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int p,
+                     vc_dtype_t dt, int disjoint)
 {
     span_t *sp = disjoint ? malloc((size_t)p * sizeof *sp) : NULL;
     int n = 0, rc = VC_SUCCESS;
@@ -91,7 +91,7 @@ static int check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, i
         if (dsp[j] > SIZE_MAX - cnt[j])
             rc = VC_ERR_COUNT;
         else
-            rc = check_total(dt, dsp[j] + cnt[j], 1);
+            rc = api_check_total(dt, dsp[j] + cnt[j], 1);
         if (!rc && cnt[j] && !buf)
             rc = VC_ERR_BUFFER;
         if (sp && cnt[j])
@@ -120,11 +120,11 @@ static int check_alltoallv(const void **sbuf, const size_t *scounts, const size_
         return VC_ERR_ARG;
     if (rbuf == VC_IN_PLACE)
         return VC_ERR_BUFFER;
-    if ((rc = check_blocks(rbuf, rcounts, rdispls, comm->size, dt, 1)))
+    if ((rc = api_check_blocks(rbuf, rcounts, rdispls, comm->size, dt, 1)))
         return rc;
     if (*sbuf == VC_IN_PLACE)
         return VC_SUCCESS;
-    return check_blocks(*sbuf, scounts, sdispls, comm->size, dt, 0);
+    return api_check_blocks(*sbuf, scounts, sdispls, comm->size, dt, 0);
 }
 
 static int alltoallv(const void *sbuf, const size_t *scounts, const size_t *sdispls,
@@ -173,7 +173,7 @@ static int check_reducing(const void **sbuf, void *rbuf, size_t total, size_t mi
                           vc_dtype_t dt, vc_op_t op, vc_comm_t comm)
 {
     int rc = api_check_comm(comm);
-    if (rc || (rc = api_check_op(dt, op)) || (rc = check_total(dt, total, 1)))
+    if (rc || (rc = api_check_op(dt, op)) || (rc = api_check_total(dt, total, 1)))
         return rc;
     if (rbuf == VC_IN_PLACE || !*sbuf)
         return total ? VC_ERR_BUFFER : VC_SUCCESS;
@@ -191,7 +191,7 @@ static int check_rsb(const void **sbuf, void *rbuf, size_t count, vc_dtype_t dt,
                      vc_op_t op, vc_comm_t comm)
 {
     int rc = api_check_comm(comm);
-    if (rc || (rc = check_total(dt, count, (size_t)comm->size)))
+    if (rc || (rc = api_check_total(dt, count, (size_t)comm->size)))
         return rc;
     return check_reducing(sbuf, rbuf, count * (size_t)comm->size, count, dt, op, comm);
 }

@@ -25,15 +25,6 @@
 
 #define SORT_STACK 64   /* blocks sorted without malloc for overlap checks */
 
-/* count * n elements fit (the whole buffer of a gather / scatter root) */
-static int check_total(vc_dtype_t dt, size_t count, int n)
-{
-    size_t bytes;
-    if (count && count > SIZE_MAX / (size_t)n)
-        return VC_ERR_COUNT;
-    return dtype_bytes(dt, count * (size_t)n, &bytes);
-}
-
 /* Every block and the whole extent (largest displs[i] + counts[i], in
    elements, into *extent) fit in bytes, and so does the sum of counts
    (allgatherv's packed scratch). */
@@ -141,7 +132,7 @@ static int gather_scatter(int kind, const void *one, void *all, size_t count,
             return rc;
         return rooted_run(kind, one, NULL, count, dt, root, comm, NULL, form, req);
     }
-    if ((rc = check_total(dt, count, comm->size)) ||
+    if ((rc = api_check_total(dt, count, (size_t)comm->size)) ||
         (rc = check_root_buf(all, count)) ||
         (one != VC_IN_PLACE && (rc = api_check_buf(one, count))))
         return rc;

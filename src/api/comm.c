@@ -6,6 +6,7 @@
  */
 #include "api.h"
 #include "coll/coll.h"
+#include "coll/graph.h"
 
 /* what VC_COMM_WORLD points at (vcoll.h), set up by vc_init */
 struct vc_comm vc_comm_world_obj;
@@ -83,5 +84,68 @@ int vc_comm_free(vc_comm_t *comm)
         return VC_ERR_COMM;
     coll_comm_free(*comm);
     *comm = VC_COMM_NULL;
+    return VC_SUCCESS;
+}
+
+/* ---- communicators with a neighbour graph (src/coll/comm_graph.c) ---- */
+
+int vc_comm_create_graph(vc_comm_t comm, int indegree, const int sources[], int outdegree,
+                         const int destinations[], vc_comm_t *newcomm)
+{
+    VC_API_ENTER();
+    VC_CHECK_INIT();
+    if (comm_check(comm))
+        return VC_ERR_COMM;
+    /* the rest is agreed by every member (a bad list on one rank fails
+       the creation everywhere instead of leaving the others waiting) */
+    if (newcomm)
+        *newcomm = VC_COMM_NULL;
+    return coll_comm_create_graph(comm, indegree, sources, outdegree, destinations, newcomm);
+}
+
+int vc_comm_create_cart(vc_comm_t comm, int ndims, const int dims[], const int periods[],
+                        vc_comm_t *newcomm)
+{
+    VC_API_ENTER();
+    VC_CHECK_INIT();
+    if (comm_check(comm))
+        return VC_ERR_COMM;
+    if (newcomm)
+        *newcomm = VC_COMM_NULL;
+    return coll_comm_create_cart(comm, ndims, dims, periods, newcomm);
+}
+
+int vc_neighbors_count(vc_comm_t comm, int *indegree, int *outdegree)
+{
+    VC_API_ENTER();
+    int rc = api_check_comm(comm);
+    if (rc)
+        return rc;
+    const coll_graph_t *g = coll_comm_graph(comm);
+    if (!g)
+        return VC_ERR_COMM;
+    if (!indegree || !outdegree)
+        return VC_ERR_ARG;
+    *indegree = g->indeg;
+    *outdegree = g->outdeg;
+    return VC_SUCCESS;
+}
+
+int vc_neighbors(vc_comm_t comm, int maxin, int sources[], int maxout, int destinations[])
+{
+    VC_API_ENTER();
+    int rc = api_check_comm(comm);
+    if (rc)
+        return rc;
+    const coll_graph_t *g = coll_comm_graph(comm);
+    if (!g)
+        return VC_ERR_COMM;
+    if (maxin < 0 || maxout < 0 || (maxin && !sources) || (maxout && !destinations))
+        return VC_ERR_ARG;
+    /* as MPI: the first maxin / maxout of them */
+    for (int i = 0; i < maxin && i < g->indeg; i++)
+        sources[i] = g->src[i];
+    for (int i = 0; i < maxout && i < g->outdeg; i++)
+        destinations[i] = g->dst[i];
     return VC_SUCCESS;
 }

@@ -130,6 +130,15 @@ int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm);
 int coll_comm_split(struct vc_comm *comm, int color, int key, struct vc_comm **newcomm);
 int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int tag,
                            struct vc_comm **newcomm);
+/* communicators with a neighbour graph (comm_graph.c): the arguments are
+ * checked and agreed here (VC_ERR_ARG on every rank, VC_ERR_RANK on a rank
+ * that named a neighbour out of range); the new one is a duplicate of comm
+ * carrying the graph */
+int coll_comm_create_graph(struct vc_comm *comm, int indegree, const int sources[],
+                           int outdegree, const int destinations[],
+                           struct vc_comm **newcomm);
+int coll_comm_create_cart(struct vc_comm *comm, int ndims, const int dims[],
+                          const int periods[], struct vc_comm **newcomm);
 /* a freed communicator: tombstone (kept until finalize), caches dropped */
 void coll_comm_free(struct vc_comm *comm);
 

@@ -45,6 +45,7 @@ typedef struct coll_comm {
     int node_state;             /* 0 not made yet, 1 made, -1 failed */
     uint64_t seg_calls[COLL_NKINDS];  /* calls that ran through a segment */
     size_t seg_logged[COLL_NKINDS];   /* count + 1 of the last one logged */
+    struct coll_graph *graph;   /* neighbour graph (graph.h), or NULL */
 } coll_comm_t;
 
 /* the state of c, made on first use (no communication) */

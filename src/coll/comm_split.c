@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_priv.h"
+#include "graph.h"
 
 /* also used by comm_create_group.c; takes ownership of world on success */
 int coll_make_comm(const struct vc_comm *parent, uint32_t ctx, int rank, int size, int *world,
@@ -115,9 +116,13 @@ int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm)
         memcpy(world, comm->world, (size_t)comm->size * sizeof *world);
     }
     rc = coll_make_comm(comm, ctx, comm->rank, comm->size, world, newcomm);
-    if (rc)
+    if (rc) {
         free(world);
-    return rc;
+        return rc;
+    }
+    /* a duplicate keeps the topology, as MPI_Comm_dup does */
+    const coll_graph_t *g = comm->coll_priv ? ((coll_comm_t *)comm->coll_priv)->graph : NULL;
+    return g ? coll_graph_copy(*newcomm, g) : VC_SUCCESS;
 }
 
 /* Like a split by node with key = rank, but from the layout every member

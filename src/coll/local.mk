@@ -6,7 +6,7 @@ libvcoll_int_la_SOURCES += \
 	src/coll/fold.h src/coll/fold.c \
 	src/coll/registry.h src/coll/registry.c src/coll/select.c \
 	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h \
-	src/coll/setup.c src/coll/route.c src/coll/comm_split.c \
+	src/coll/setup.c src/coll/route.c src/coll/comm_split.c src/coll/comm_graph.c src/coll/graph.h \
 	src/coll/barrier_dissemination.c src/coll/barrier_linear.c \
 	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \
 	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \
@@ -17,7 +17,7 @@ libvcoll_int_la_SOURCES += \
 	src/coll/scatter_binomial.c src/coll/scatter_linear.c src/coll/scatterv_linear.c \
 	src/coll/allgatherv_ring.c src/coll/allgatherv_recursive_doubling.c \
 	src/coll/alltoall_bruck.c src/coll/alltoall_pairwise.c \
-	src/coll/alltoallv_pairwise.c src/coll/reduce_scatter_recursive_halving.c \
+	src/coll/alltoallv_pairwise.c src/coll/neighbor_direct.c src/coll/reduce_scatter_recursive_halving.c \
 	src/coll/reduce_scatter_pairwise.c src/coll/reduce_scatter_ring.c \
 	src/coll/scan_recursive_doubling.c src/coll/exscan_recursive_doubling.c \
 	src/coll/shm_flags.c src/coll/shm_seg.h src/coll/shm_seg.c src/coll/shm_reduce.c \

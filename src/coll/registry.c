@@ -82,6 +82,11 @@ static const coll_alg_t algs[] = {
     {COLL_REDUCE_SCATTER, "ring", coll_reduce_scatter_ring, 0, ALL, NULL, NULL},
     {COLL_SCAN, "recursive_doubling", coll_scan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_EXSCAN, "recursive_doubling", coll_exscan_recursive_doubling, RO, ALL, NULL, NULL},
+    {COLL_NEIGHBOR_ALLGATHER, "direct", coll_neighbor_allgather_direct, RO, ALL, NULL, NULL},
+    {COLL_NEIGHBOR_ALLGATHERV, "direct", coll_neighbor_allgatherv_direct, RO, ALL, NULL,
+     NULL},
+    {COLL_NEIGHBOR_ALLTOALL, "direct", coll_neighbor_alltoall_direct, RO, ALL, NULL, NULL},
+    {COLL_NEIGHBOR_ALLTOALLV, "direct", coll_neighbor_alltoallv_direct, RO, ALL, NULL, NULL},
 };
 #define NALGS (int)(sizeof algs / sizeof algs[0])
 
@@ -159,7 +164,8 @@ int coll_alg_usable(const coll_alg_t *a, const coll_query_t *q)
 static const char *const kind_names[COLL_NKINDS] = {
     "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "gatherv",
     "scatter", "scatterv", "allgatherv", "alltoall", "alltoallv",
-    "reduce_scatter_block", "reduce_scatter", "scan", "exscan"};
+    "reduce_scatter_block", "reduce_scatter", "scan", "exscan", "neighbor_allgather",
+    "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv"};
 
 const char *coll_kind_name(int kind)
 {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_priv.h"
+#include "graph.h"
 #include "rules.h"
 #include "boot/boot.h"
 #include "dtype/dtype.h"
@@ -94,6 +95,7 @@ static void priv_free(struct vc_comm *c)
     free(cc->scratch);
     coll_layout_free(&cc->layout);
     coll_shmseg_free(cc->seg);
+    coll_graph_free(cc->graph);
     free(cc);
     c->coll_priv = NULL;
 }
@@ -248,6 +250,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         a.ufn = ufn;
         a.noncomm = !commutative;
         a.layout = &cc->layout;
+        a.graph = cc->graph;
         if (v)
             coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
         LOG_DEBUG("coll: %s%s%s on comm ctx %u (size %d): %s, count %zu",
@@ -288,6 +291,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         a.ufn = ufn;
         a.noncomm = !commutative;
         a.layout = &cc->layout;
+        a.graph = cc->graph;
         sched_reset(&ce->s, &a);
         if ((rc = alg->build(&a, &ce->s)))
             return rc;

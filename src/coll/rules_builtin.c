@@ -101,4 +101,10 @@ const char coll_rules_builtin[] =
     "reduce_scatter ranks=16- : ring   # model\n"
     "reduce_scatter : pairwise\n"
     "scan : recursive_doubling\n"
-    "exscan : recursive_doubling\n";
+    "exscan : recursive_doubling\n"
+    "\n"
+    "# neighborhood collectives: every edge in one round\n"
+    "neighbor_allgather : direct\n"
+    "neighbor_allgatherv : direct\n"
+    "neighbor_alltoall : direct\n"
+    "neighbor_alltoallv : direct\n";

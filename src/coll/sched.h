@@ -86,6 +86,10 @@ typedef struct coll_args {
      *   allgatherv:     counts/displs = rcounts/displs, count = my scount
      *   alltoallv:      counts/displs = scounts/sdispls, rcounts/rdispls
      *   reduce_scatter: counts = rcounts
+     *   neighbor_allgatherv: rcounts/rdispls by source, count = my scount
+     *   neighbor_alltoallv: counts/displs by destination, rcounts/rdispls
+     *                       by source (these arrays have the degrees'
+     *                       lengths, not size)
      * Arrays a rank does not own under MPI rules (a non-root's gatherv
      * counts) are NULL; algorithms must not need them there.
      * In place (inplace = 1): gather(v) root's block is already in RBUF at
@@ -96,18 +100,30 @@ typedef struct coll_args {
     /* the communicator's node layout (layout.h), read by the hierarchical
        algorithms only; NULL = all ranks on one node */
     const struct coll_layout *layout;
+    /* the neighbour graph (graph.h) of the neighborhood kinds, else NULL */
+    const struct coll_graph *graph;
 } coll_args_t;
 
 /* collective kinds (index into per-comm caches and the builder tables) */
 enum { COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLGATHER,
        COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV, COLL_ALLGATHERV,
        COLL_ALLTOALL, COLL_ALLTOALLV, COLL_REDUCE_SCATTER_BLOCK,
-       COLL_REDUCE_SCATTER, COLL_SCAN, COLL_EXSCAN, COLL_NKINDS };
-/* kinds whose arguments include per-rank arrays */
+       COLL_REDUCE_SCATTER, COLL_SCAN, COLL_EXSCAN,
+       /* on a communicator with a neighbour graph (graph.h); the ones
+          before them are the collectives with a VCOLL_<COLL>_ALG */
+       COLL_NEIGHBOR_ALLGATHER, COLL_NEIGHBOR_ALLGATHERV, COLL_NEIGHBOR_ALLTOALL,
+       COLL_NEIGHBOR_ALLTOALLV, COLL_NKINDS };
+#define COLL_NKINDS_FLAT COLL_NEIGHBOR_ALLGATHER
+/* kinds whose arguments include per-rank (or per-neighbour) arrays */
 static inline int coll_kind_vector(int kind)
 {
     return kind == COLL_GATHERV || kind == COLL_SCATTERV || kind == COLL_ALLGATHERV ||
-           kind == COLL_ALLTOALLV || kind == COLL_REDUCE_SCATTER;
+           kind == COLL_ALLTOALLV || kind == COLL_REDUCE_SCATTER ||
+           kind == COLL_NEIGHBOR_ALLGATHERV || kind == COLL_NEIGHBOR_ALLTOALLV;
+}
+static inline int coll_kind_neighbor(int kind)
+{
+    return kind >= COLL_NEIGHBOR_ALLGATHER && kind < COLL_NKINDS;
 }
 
 typedef int (*coll_build_fn)(const coll_args_t *a, coll_sched_t *s);
@@ -218,6 +234,12 @@ int coll_reduce_scatter_pairwise(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_ring(const coll_args_t *a, coll_sched_t *s);
 int coll_scan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 int coll_exscan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
+/* the neighborhood collectives: one round, every edge at once
+   (neighbor_direct.c) */
+int coll_neighbor_allgather_direct(const coll_args_t *a, coll_sched_t *s);
+int coll_neighbor_allgatherv_direct(const coll_args_t *a, coll_sched_t *s);
+int coll_neighbor_alltoall_direct(const coll_args_t *a, coll_sched_t *s);
+int coll_neighbor_alltoallv_direct(const coll_args_t *a, coll_sched_t *s);
 /* two-level (node-aware) forms: hier.c, layout.h */
 int coll_barrier_hier(const coll_args_t *a, coll_sched_t *s);
 int coll_bcast_hier(const coll_args_t *a, coll_sched_t *s);

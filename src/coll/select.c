@@ -32,6 +32,8 @@ void coll_query_init(coll_query_t *q, int kind, int form, const coll_layout_t *L
     case COLL_GATHERV:      /* only the root knows all the counts */
     case COLL_SCATTERV:
     case COLL_ALLTOALLV:    /* counts differ per rank */
+    case COLL_NEIGHBOR_ALLGATHERV:
+    case COLL_NEIGHBOR_ALLTOALLV:
         break;
     case COLL_ALLGATHERV:   /* everyone knows every count: the average */
         q->total = total_count * esize;

@@ -55,7 +55,7 @@ void coll_forced_show(int64_t packed, char *buf, size_t len)
 {
     size_t u = 0;
     buf[0] = 0;
-    for (int k = 0; k < COLL_NKINDS && u < len; k++) {
+    for (int k = 0; k < COLL_NKINDS && k < CFG_NCOLL && u < len; k++) {
         int n = (int)(((uint64_t)packed >> (k * PACK_BITS)) & ((1u << PACK_BITS) - 1));
         const coll_alg_t *const *l;
         int have = coll_algs(k, &l);

@@ -28,3 +28,8 @@ check_PROGRAMS += test/unit/test_persist
 TESTS += test/unit/test_persist
 test_unit_test_persist_SOURCES = test/unit/test_persist.c test/unit/p2p_world.h
 test_unit_test_persist_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+# neighborhood collectives: graphs, grids and their schedules simulated
+check_PROGRAMS += test/unit/test_coll_neighbor
+TESTS += test/unit/test_coll_neighbor
+test_unit_test_coll_neighbor_SOURCES = test/unit/test_coll_neighbor.c test/unit/sim.c test/unit/sim.h
+test_unit_test_coll_neighbor_LDADD = libvcoll_int.la $(CUNIT_LIBS)
