@@ -126,6 +126,69 @@ static void make_twin(MPI_Comm comm, vcmpi_comm_t *t)
     }
 }
 
+/* A topology on comm (Cartesian, graph, distributed graph, also through a
+ * dup): the twin becomes one with the same neighbours, in MPI's order, so
+ * neighbourhood collectives can run on vcoll. Collective over comm; vcoll
+ * agrees on the outcome, so either every member's twin has the graph or
+ * none has (a rank that cannot build its lists passes arguments that fail
+ * the agreement). A grid is made as a grid, not as the graph of its
+ * shifts: MPI pairs the blocks of two neighbours that are one rank
+ * differently. */
+static void add_topology(MPI_Comm comm, vcmpi_comm_t *t)
+{
+    int status = MPI_UNDEFINED, rc = VC_ERR_ARG, me, n = 0, nin = 0, nout = 0, w = 0;
+    int *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    vc_comm_t g = VC_COMM_NULL;
+    if (t->vc == VC_COMM_NULL || !vc_comm_create_graph || !vc_comm_create_cart ||
+        PMPI_Topo_test(comm, &status) != MPI_SUCCESS || status == MPI_UNDEFINED)
+        return;
+    if (status == MPI_CART) {
+        if (PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS)
+            n = -1;
+        a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+        b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
+        c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+        if (!a || !b || !c || (n > 0 && PMPI_Cart_get(comm, n, a, b, c) != MPI_SUCCESS))
+            n = -1;
+        rc = vc_comm_create_cart(t->vc, n, a, b, &g);
+    } else if (status == MPI_DIST_GRAPH) {
+        if (PMPI_Dist_graph_neighbors_count(comm, &nin, &nout, &w) != MPI_SUCCESS)
+            nin = -1;
+        a = malloc((size_t)(nin > 0 ? nin : 1) * sizeof *a);
+        b = malloc((size_t)(nout > 0 ? nout : 1) * sizeof *b);
+        c = malloc((size_t)(nin > 0 ? nin : 1) * sizeof *c);     /* weights, unused */
+        d = malloc((size_t)(nout > 0 ? nout : 1) * sizeof *d);
+        if (!a || !b || !c || !d ||
+            (nin >= 0 && PMPI_Dist_graph_neighbors(comm, nin, a, w ? c : MPI_UNWEIGHTED,
+                                                    nout, b, w ? d : MPI_UNWEIGHTED) !=
+                             MPI_SUCCESS))
+            nin = -1;
+        rc = vc_comm_create_graph(t->vc, nin, a, nout, b, &g);
+    } else if (status == MPI_GRAPH) {
+        /* a graph topology's neighbours are both its sources and its
+           destinations (an asymmetric one fails vcoll's agreement: MPI
+           keeps it) */
+        PMPI_Comm_rank(comm, &me);
+        if (PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS)
+            n = -1;
+        a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+        if (!a || (n > 0 && PMPI_Graph_neighbors(comm, me, n, a) != MPI_SUCCESS))
+            n = -1;
+        rc = vc_comm_create_graph(t->vc, n, a, n, a, &g);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    if (rc == VC_SUCCESS) {     /* the graph's twin replaces the plain one */
+        vc_comm_free(&t->vc);
+        t->vc = g;
+    } else {
+        vcmpi_log("a topology communicator's neighbours stay with MPI: %s",
+                  vc_strerror(rc));
+    }
+}
+
 /* newcomm was just made by a constructor every member called: its twin */
 void vcmpi_comm_made(MPI_Comm newcomm)
 {
@@ -144,6 +207,7 @@ void vcmpi_comm_made(MPI_Comm newcomm)
     } else {
         vcmpi_comm_t dummy = {0};
         make_twin(newcomm, t ? t : &dummy);
+        add_topology(newcomm, t ? t : &dummy);
         if (!t) {
             if (dummy.vc != VC_COMM_NULL)
                 vc_comm_free(&dummy.vc);

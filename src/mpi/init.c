@@ -81,6 +81,10 @@ static void setup(void)
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &vcmpi.priv) != MPI_SUCCESS) {
         return;     /* no private channel: stay out of the way entirely */
     }
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &vcmpi.self) != MPI_SUCCESS) {
+        PMPI_Comm_free(&vcmpi.priv);
+        return;
+    }
     vcmpi.ready = 1;
     vcmpi_types_setup();
     if (vcmpi_comm_setup())
@@ -127,6 +131,7 @@ int MPI_Finalize(void)
             vc_finalize();
         vcmpi.on = 0;
         PMPI_Comm_free(&vcmpi.priv);
+        PMPI_Comm_free(&vcmpi.self);
         vcmpi.ready = 0;
     }
     return PMPI_Finalize();

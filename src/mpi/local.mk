@@ -4,10 +4,10 @@
 VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 	src/mpi/types.c src/mpi/error.c src/mpi/stats.c src/mpi/request.c \
 	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c src/mpi/large_rt.c src/mpi/flatten.c src/mpi/ops.c \
-	src/mpi/progress.c
+	src/mpi/progress.c src/mpi/neighbor.c
 # Only the MPI entry points are its interface: C's, and the Fortran
 # bindings' (fortran_rt.h), generated from one table.
-VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPI_|mpi_|ompi_)'
+VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPIX?_|mpix?_|ompi_)'
 VCMPI_SOURCES += src/mpi/fortran_rt.h src/mpi/fortran_rt.c
 # the Fortran entry points and the large-count forms, from one table
 VCMPI_GEN = src/mpi/fortran.c src/mpi/large.c

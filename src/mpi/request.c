@@ -1,5 +1,6 @@
 /*
- * request.c -- non-blocking collectives on vcoll behind MPI requests.
+ * request.c -- non-blocking and persistent collectives on vcoll behind MPI
+ * requests.
  *
  * The application gets a generalized request (MPI_Grequest_start) and waits
  * on it with MPI's own calls, which are intercepted here: vcoll makes
@@ -11,6 +12,9 @@
  */
 #include <stdlib.h>
 #include "vcmpi.h"
+
+__thread int vcmpi_pinit;
+__thread MPI_Info vcmpi_pinfo;
 
 static int query_fn(void *extra, MPI_Status *st)
 {
@@ -86,6 +90,62 @@ int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Reque
     return MPI_SUCCESS;
 }
 
+/* a free tag for a persistent request's receive (under lock): tags in use
+   are those of the table's persistent entries */
+static int ptag_free(int tag)
+{
+    for (int i = 0; i < vcmpi.nreq; i++)
+        if (vcmpi.reqs[i]->persistent && vcmpi.reqs[i]->ptag == tag)
+            return 0;
+    return 1;
+}
+
+int vcmpi_preq_init(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Request *req)
+{
+    static char none;
+    vcmpi_req_t *e = calloc(1, sizeof *e);
+    int rc = e ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    pthread_mutex_lock(&vcmpi.lock);
+    if (e && vcmpi.nreq == vcmpi.capreq) {
+        int cap = vcmpi.capreq ? 2 * vcmpi.capreq : 16;
+        vcmpi_req_t **n = realloc(vcmpi.reqs, (size_t)cap * sizeof *n);
+        if (n) {
+            vcmpi.reqs = n;
+            vcmpi.capreq = cap;
+        }
+    }
+    if (e && vcmpi.nreq < vcmpi.capreq) {
+        /* 32767 is the least MPI_TAG_UB MPI allows */
+        int tag = vcmpi.next_ptag, tries = 0;
+        while (!ptag_free(tag) && tries++ < 32767)
+            tag = (tag + 1) % 32767;
+        vcmpi.next_ptag = (tag + 1) % 32767;
+        rc = tries > 32767 ? MPI_ERR_INTERN
+                           : PMPI_Recv_init(&none, 0, MPI_BYTE, 0, tag, vcmpi.self, req);
+        if (rc == MPI_SUCCESS) {
+            e->mreq = *req;
+            e->vreq = vr;
+            e->comm = comm;
+            e->stage = st;
+            e->persistent = 1;
+            e->ptag = tag;
+            e->done = 1;        /* inactive */
+            vcmpi.reqs[vcmpi.nreq++] = e;
+            e = NULL;
+        }
+    } else if (e) {
+        rc = MPI_ERR_NO_MEM;
+    }
+    pthread_mutex_unlock(&vcmpi.lock);
+    if (!e)
+        return MPI_SUCCESS;
+    free(e);
+    stage_free(st, 0, NULL);
+    vc_request_free(&vr);
+    *req = MPI_REQUEST_NULL;
+    return vcmpi_mpi_error(comm, rc);
+}
+
 static vcmpi_req_t *find(MPI_Request r)
 {
     vcmpi_req_t *e = NULL;
@@ -102,6 +162,20 @@ static vcmpi_req_t *find(MPI_Request r)
 /* called with poll_lock held: only one thread touches vcoll requests */
 static void complete(vcmpi_req_t *e, int vrc)
 {
+    if (e->persistent) {
+        /* the stage stays for the next start; the zero-byte message to
+           ourselves completes MPI's side (a send that cannot block: its
+           receive was posted by MPI_Start) */
+        MPI_Request s;
+        if (e->stage && vcmpi_stage_unpack(e->stage) && !vrc)
+            vrc = VC_ERR_NOMEM;
+        e->err = vrc;
+        __atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&vcmpi.nactive, 1, __ATOMIC_RELEASE);
+        if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, e->ptag, vcmpi.self, &s) == MPI_SUCCESS)
+            PMPI_Request_free(&s);
+        return;
+    }
     stage_free(e->stage, !vrc, &vrc);
     e->stage = NULL;
     e->err = vrc;
@@ -176,6 +250,14 @@ static int reap(vcmpi_req_t *e)
     return err ? vcmpi_error(comm, err) : MPI_SUCCESS;
 }
 
+/* a persistent request's error from its last start, reported once */
+static int perr(vcmpi_req_t *e)
+{
+    int err = e->err;
+    e->err = 0;
+    return err ? vcmpi_error(e->comm, err) : MPI_SUCCESS;
+}
+
 /* ours among reqs[0..n) (index-aligned, NULL if not ours), or NULL when
    none is */
 static vcmpi_req_t **ours(int n, const MPI_Request reqs[])
@@ -196,12 +278,16 @@ static vcmpi_req_t **ours(int n, const MPI_Request reqs[])
 /* after MPI completed some of reqs: reap ours that it freed */
 static int reap_freed(int n, MPI_Request reqs[], vcmpi_req_t **mine, int rc)
 {
-    for (int i = 0; mine && i < n; i++)
-        if (mine[i] && reqs[i] != mine[i]->mreq) {
-            int err = reap(mine[i]);
-            if (err && rc == MPI_SUCCESS)
-                rc = err;
-        }
+    for (int i = 0; mine && i < n; i++) {
+        int err = MPI_SUCCESS;
+        if (mine[i] && reqs[i] != mine[i]->mreq)
+            err = reap(mine[i]);
+        else if (mine[i] && mine[i]->persistent && mine[i]->err &&
+                 __atomic_load_n(&mine[i]->done, __ATOMIC_ACQUIRE))
+            err = perr(mine[i]);
+        if (err && rc == MPI_SUCCESS)
+            rc = err;
+    }
     free(mine);
     return rc;
 }
@@ -229,7 +315,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
         return pending() ? vcmpi_block(req, status) : PMPI_Wait(req, status);
     drive(e, 1);
     int rc = PMPI_Wait(req, status);
-    int err = reap(e);
+    int err = e->persistent ? perr(e) : reap(e);
     return rc != MPI_SUCCESS ? rc : err;
 }
 
@@ -241,7 +327,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
         return PMPI_Test(req, flag, status);
     int rc = PMPI_Test(req, flag, status);
     if (rc == MPI_SUCCESS && *flag)
-        rc = reap(e);
+        rc = e->persistent ? perr(e) : reap(e);
     return rc;
 }
 
@@ -251,16 +337,70 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     return PMPI_Request_get_status(req, flag, status);
 }
 
-/* freeing a collective's request is erroneous; finish it rather than leak */
+/* Freeing a non-blocking collective's request is erroneous: finish it
+ * rather than leak. A persistent one is freed when inactive (MPI-4); an
+ * active one is finished first, as the same mistake. */
 int MPI_Request_free(MPI_Request *req)
 {
     vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(*req) : NULL;
     if (!e)
         return PMPI_Request_free(req);
     drive(e, 1);
+    if (e->persistent) {
+        int rc = PMPI_Wait(req, MPI_STATUS_IGNORE);     /* inactive: returns at once */
+        vc_request_free(&e->vreq);
+        stage_free(e->stage, 0, NULL);
+        e->stage = NULL;
+        e->err = 0;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Request_free(req);
+        int err = reap(e);
+        return rc != MPI_SUCCESS ? rc : err;
+    }
     int rc = PMPI_Request_free(req);
     int err = reap(e);
     return rc != MPI_SUCCESS ? rc : err;
+}
+
+/* MPI_Start of a persistent collective on vcoll: the data packed again
+ * (its contents may have changed since the last start), MPI's receive
+ * posted, then vcoll's request started. A start vcoll refuses completes
+ * at once and reports its error at the wait, as a failed transfer would. */
+static int pstart(vcmpi_req_t *e)
+{
+    if (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+        return vcmpi_mpi_error(e->comm, MPI_ERR_REQUEST);     /* already active */
+    int rc = e->stage ? vcmpi_stage_repack(e->stage) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        return vcmpi_mpi_error(e->comm, rc);
+    if ((rc = PMPI_Start(&e->mreq)) != MPI_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&vcmpi.poll_lock);
+    e->err = 0;
+    __atomic_store_n(&e->done, 0, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&vcmpi.nactive, 1, __ATOMIC_RELEASE);
+    int vrc = vc_start(&e->vreq);
+    if (vrc)
+        complete(e, vrc);
+    pthread_mutex_unlock(&vcmpi.poll_lock);
+    return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request *req)
+{
+    vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(*req) : NULL;
+    return e && e->persistent ? pstart(e) : PMPI_Start(req);
+}
+
+/* an array of vcoll's and MPI's persistent requests, in any mix */
+int MPI_Startall(int n, MPI_Request reqs[])
+{
+    if (n < 0 || (n && !reqs))
+        return PMPI_Startall(n, reqs);      /* MPI reports the error */
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = MPI_Start(&reqs[i]);
+    return rc;
 }
 
 /* The multi-request waits: while anything of vcoll's is outstanding (in

@@ -10,7 +10,10 @@
  * same bytes on every rank, whatever the layouts.
  *
  * A stage collects what must happen after the vcoll call (unpacks, frees)
- * so a non-blocking call can carry it to its completion.
+ * so a non-blocking call can carry it to its completion. A persistent
+ * call's stage also keeps its packs, redone at every start (the program
+ * may change its buffers between starts), and unpacks at every
+ * completion; it is finished when the request is freed.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -66,6 +69,64 @@ int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t 
     return copy(0, (void *)buf, count, dt, ti, packed);
 }
 
+/* one more (user, packed) pair on a list (un: unpacks at the end; pk: a
+   persistent call's packs, redone at every start) */
+static int remember(vcmpi_stage_t *s, vcmpi_unpack_t **list, int *n, int *cap, void *buf,
+                    int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti, char *packed)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 4;
+        vcmpi_unpack_t *l = realloc(*list, (size_t)c * sizeof *l);
+        if (!l)
+            return MPI_ERR_NO_MEM;
+        *list = l;
+        *cap = c;
+    }
+    vcmpi_unpack_t *u = &(*list)[*n];
+    int rc = vcmpi_stage_keep_type(s, dt, &u->dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    u->packed = packed;
+    u->user = buf;
+    u->count = count;
+    u->ti = *ti;
+    vcmpi_flat_hold(u->ti.flat);     /* the type may be freed before the end */
+    (*n)++;
+    return MPI_SUCCESS;
+}
+
+/* pack now, and for a persistent call at every start too */
+static int pack_in(vcmpi_stage_t *s, const void *buf, int count, MPI_Datatype dt,
+                   const vcmpi_tinfo_t *ti, char *packed)
+{
+    int rc = copy(0, (void *)buf, count, dt, ti, packed);
+    if (rc == MPI_SUCCESS && s->persistent)
+        rc = remember(s, &s->pk, &s->npk, &s->cappk, (void *)buf, count, dt, ti, packed);
+    return rc;
+}
+
+int vcmpi_stage_repack(vcmpi_stage_t *s)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->npk && rc == MPI_SUCCESS; i++) {
+        vcmpi_unpack_t *u = &s->pk[i];
+        rc = copy(0, u->user, u->count, u->dt, &u->ti, u->packed);
+    }
+    return rc;
+}
+
+int vcmpi_stage_unpack(vcmpi_stage_t *s)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->nun; i++) {
+        vcmpi_unpack_t *u = &s->un[i];
+        int r = copy(1, u->user, u->count, u->dt, &u->ti, u->packed);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
 /* Every call starts one of these, most to stage nothing: set the counts
    and flags only (the arrays behind them are written before they are
    read), and finish returns at once when nothing was staged. */
@@ -73,8 +134,9 @@ void vcmpi_stage_init(vcmpi_stage_t *s, MPI_Comm comm, int nonblocking)
 {
     s->comm = comm;
     s->nonblocking = nonblocking;
-    s->un = NULL;
-    s->nun = s->capun = s->nfree = s->ndup = 0;
+    s->persistent = nonblocking && vcmpi_pinit;
+    s->un = s->pk = NULL;
+    s->nun = s->capun = s->npk = s->cappk = s->nfree = s->ndup = 0;
     s->has_vop = s->held = 0;
 }
 
@@ -97,7 +159,7 @@ int vcmpi_stage_src(vcmpi_stage_t *s, const void *buf, int count, MPI_Datatype d
     if (!p)
         return MPI_ERR_NO_MEM;
     *out = p;
-    return copy(0, (void *)buf, count, dt, ti, p);
+    return pack_in(s, buf, count, dt, ti, p);
 }
 
 /* the datatype must outlive a non-blocking call: MPI lets the program free
@@ -127,27 +189,10 @@ int vcmpi_stage_keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept)
 int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
                     const vcmpi_tinfo_t *ti, int load, char *packed)
 {
-    if (s->nun == s->capun) {
-        int cap = s->capun ? 2 * s->capun : 4;
-        vcmpi_unpack_t *n = realloc(s->un, (size_t)cap * sizeof *n);
-        if (!n)
-            return MPI_ERR_NO_MEM;
-        s->un = n;
-        s->capun = cap;
-    }
-    vcmpi_unpack_t *u = &s->un[s->nun];
-    int rc = load ? copy(0, buf, count, dt, ti, packed) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS)
-        rc = vcmpi_stage_keep_type(s, dt, &u->dt);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    u->packed = packed;
-    u->user = buf;
-    u->count = count;
-    u->ti = *ti;
-    vcmpi_flat_hold(u->ti.flat);     /* the type may be freed before the end */
-    s->nun++;
-    return MPI_SUCCESS;
+    int rc = load ? pack_in(s, buf, count, dt, ti, packed) : MPI_SUCCESS;
+    return rc != MPI_SUCCESS ? rc
+                             : remember(s, &s->un, &s->nun, &s->capun, buf, count, dt, ti,
+                                        packed);
 }
 
 int vcmpi_stage_dst1(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
@@ -195,7 +240,7 @@ int vcmpi_stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt,
     for (int i = 0; i < n && !err; i++) {
         char *user = (char *)buf + (MPI_Aint)dsp[i] * ti.extent;
         err = out ? vcmpi_stage_dst(s, user, cnt[i], dt, &ti, in, p + v[n + i])
-                  : vcmpi_pack(user, cnt[i], dt, &ti, p + v[n + i]);
+                  : pack_in(s, user, cnt[i], dt, &ti, p + v[n + i]);
     }
     return err;
 }
@@ -212,6 +257,11 @@ int vcmpi_stage_finish(vcmpi_stage_t *s, int ok)
             rc = r;
         vcmpi_flat_drop(u->ti.flat);
     }
+    for (int i = 0; i < s->npk; i++)
+        vcmpi_flat_drop(s->pk[i].ti.flat);
+    free(s->pk);
+    s->pk = NULL;
+    s->npk = s->cappk = 0;
     if (s->has_vop)
         vc_op_free(&s->vop);
     s->has_vop = 0;

@@ -44,7 +44,13 @@ int vcmpi_finish(int fn, MPI_Comm comm, int rc, MPI_Request *req, vc_request_t v
         if (vcmpi_stage_busy(st)) {  /* its vcoll op and held MPI op too */
             if ((h = malloc(sizeof *h)))
                 *h = *st;
-            else {
+            else if (st->persistent) {
+                vc_request_free(&vr);
+                vcmpi_stage_finish(st, 0);
+                *req = MPI_REQUEST_NULL;
+                *ret = vcmpi_mpi_error(comm, MPI_ERR_NO_MEM);
+                return 1;
+            } else {
                 /* nowhere to keep it: finish now, correct if not overlapped */
                 int vrc = vc_wait(&vr, VC_STATUS_IGNORE);
                 int urc = vcmpi_stage_finish(st, !vrc);
@@ -54,7 +60,8 @@ int vcmpi_finish(int fn, MPI_Comm comm, int rc, MPI_Request *req, vc_request_t v
                 return 1;
             }
         }
-        *ret = vcmpi_req_start(comm, vr, h, req);
+        *ret = st->persistent ? vcmpi_preq_init(comm, vr, h, req)
+                              : vcmpi_req_start(comm, vr, h, req);
     } else {
         int urc = vcmpi_stage_finish(st, 1);
         *ret = urc ? vcmpi_mpi_error(comm, urc) : MPI_SUCCESS;

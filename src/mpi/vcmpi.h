@@ -27,7 +27,17 @@
     X(Reduce_scatter) X(Reduce_scatter_block) X(Scan) X(Exscan) X(Alltoallw) \
     X(Ibarrier) X(Ibcast) X(Ireduce) X(Iallreduce) X(Iallgather) X(Iallgatherv) \
     X(Igather) X(Igatherv) X(Iscatter) X(Iscatterv) X(Ialltoall) X(Ialltoallv) \
-    X(Ireduce_scatter) X(Ireduce_scatter_block) X(Iscan) X(Iexscan)
+    X(Ireduce_scatter) X(Ireduce_scatter_block) X(Iscan) X(Iexscan) \
+    X(Barrier_init) X(Bcast_init) X(Reduce_init) X(Allreduce_init) X(Allgather_init) \
+    X(Allgatherv_init) X(Gather_init) X(Gatherv_init) X(Scatter_init) X(Scatterv_init) \
+    X(Alltoall_init) X(Alltoallv_init) X(Reduce_scatter_init) X(Reduce_scatter_block_init) \
+    X(Scan_init) X(Exscan_init) X(Alltoallw_init) \
+    X(Neighbor_allgather) X(Neighbor_allgatherv) X(Neighbor_alltoall) \
+    X(Neighbor_alltoallv) X(Neighbor_alltoallw) \
+    X(Ineighbor_allgather) X(Ineighbor_allgatherv) X(Ineighbor_alltoall) \
+    X(Ineighbor_alltoallv) X(Ineighbor_alltoallw) \
+    X(Neighbor_allgather_init) X(Neighbor_allgatherv_init) X(Neighbor_alltoall_init) \
+    X(Neighbor_alltoallv_init) X(Neighbor_alltoallw_init)
 
 enum {
 #define VCMPI_ENUM(n) FN_##n,
@@ -92,8 +102,9 @@ typedef struct vcmpi_unpack {
 typedef struct vcmpi_stage {
     MPI_Comm comm;
     int nonblocking;         /* datatypes must outlive the call: dup'ed */
-    vcmpi_unpack_t *un;
-    int nun, capun;
+    int persistent;          /* packs are redone at every start: kept in pk */
+    vcmpi_unpack_t *un, *pk;
+    int nun, capun, npk, cappk;
     void *frees[VCMPI_STAGE_FREES];
     int nfree;
     MPI_Datatype dup[VCMPI_STAGE_DUPS], dup_of[VCMPI_STAGE_DUPS];
@@ -107,17 +118,27 @@ typedef struct vcmpi_stage {
 /* does the call hold anything to unpack, free or release at its end? */
 static inline int vcmpi_stage_busy(const vcmpi_stage_t *s)
 {
-    return s->nun || s->nfree || s->ndup || s->has_vop || s->held || s->un;
+    return s->nun || s->nfree || s->ndup || s->has_vop || s->held || s->un || s->npk ||
+           s->pk;
 }
 
 /* a non-blocking collective in flight: a generalized MPI request the
-   application waits on, completed when vcoll's request is */
+   application waits on, completed when vcoll's request is. A persistent
+   one (MPI_<Coll>_init) is instead a persistent zero-byte receive from
+   oneself on the drop-in's own MPI_COMM_SELF twin, tag ptag: MPI_Start
+   posts it and starts vcoll's request, and the drop-in sends the message
+   that completes it when vcoll's request is done. So MPI's own waits,
+   tests, MPI_Request_get_status and arrays of mixed requests handle it as
+   the persistent request it is, inactive between starts. */
 typedef struct vcmpi_req {
     MPI_Request mreq;
     vc_request_t vreq;
     MPI_Comm comm;
-    vcmpi_stage_t *stage;    /* unpacked and freed at completion */
+    vcmpi_stage_t *stage;    /* unpacked and freed at completion (persistent:
+                                repacked at every start, unpacked at every
+                                completion, freed with the request) */
     int done, err;
+    int persistent, ptag;
 } vcmpi_req_t;
 
 #define VCMPI_NTYPES 56
@@ -132,6 +153,8 @@ struct vcmpi {
     int mpi_thread, vc_thread;
     int stats, debug;
     MPI_Comm priv;           /* dup of world for the drop-in's own traffic */
+    MPI_Comm self;           /* dup of MPI_COMM_SELF: persistent requests' receives */
+    int next_ptag;
     int keyval;
     uint32_t next_tag;       /* for vc_comm_create_group, agreed per comm */
     vcmpi_comm_t *comms;     /* every twin made, to free at MPI_Finalize */
@@ -185,6 +208,11 @@ int vcmpi_stage_dst(vcmpi_stage_t *s, void *buf, int count, MPI_Datatype dt,
    unpacked at the end; both: in place) */
 int vcmpi_stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt, const int *dsp,
                     MPI_Datatype dt, int in, int out, void **vbuf, size_t *v);
+/* allx.c: blocks of b bytes each, n to receive into rb (in place: loaded)
+   and sblocks to send from sb */
+int vcmpi_stage_all(vcmpi_stage_t *s, int n, int sblocks, const void *sb, int sc,
+                    MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, const void **vs,
+                    void **vr, size_t *b);
 /* count elements into packed, now */
 int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
                char *packed);
@@ -205,8 +233,20 @@ int vcmpi_at_root(int root, MPI_Comm comm);
 /* ops.c: keep op alive until vcmpi_op_release (MPI_ERR_NO_MEM if no room) */
 int vcmpi_op_hold(MPI_Op op);
 void vcmpi_op_release(MPI_Op op);
+/* a persistent call's stage: pack its inputs again (at a start); unpack
+   its outputs (at a completion) */
+int vcmpi_stage_repack(vcmpi_stage_t *s);
+int vcmpi_stage_unpack(vcmpi_stage_t *s);
 /* ok: unpack (the call succeeded); then free everything */
 int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
+
+/* MPI's persistent form of a collective as the fallback (pcall), or an
+   error where this MPI has none (then no program can call the entry) */
+#if VCMPI_HAVE_PCOLL
+#define VCMPI_PMPI(name, ...) VCMPI_PPINIT(name)(__VA_ARGS__, vcmpi_pinfo, R_)
+#else
+#define VCMPI_PMPI(name, ...) MPI_ERR_INTERN
+#endif
 
 #define VCMPI_BUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (void *)(b))
 #define VCMPI_CBUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (const void *)(b))
@@ -218,6 +258,49 @@ int vcmpi_mpi_error(MPI_Comm comm, int cls);
 
 /* request.c: st is a heap stage (or NULL), owned by the request */
 int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Request *req);
+/* ... and the persistent form: vr is an inactive vcoll persistent request */
+int vcmpi_preq_init(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Request *req);
+
+/* Persistent collectives (MPI-4's MPI_<Coll>_init; Open MPI 4.1 names them
+ * MPIX_<Coll>_init, in its pcollreq extension). The entry points run the
+ * same body as the non-blocking form with vcmpi_pinit set (and the info to
+ * pass on when falling back): VCMPI_TRY then makes vcoll's persistent
+ * request and VCMPI_FALLBACK MPI's. Thread-local: threads may init at once. */
+extern __thread int vcmpi_pinit;
+extern __thread MPI_Info vcmpi_pinfo;
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+#if defined(MPICH) && MPI_VERSION >= 4
+#define VCMPI_HAVE_PCOLL 1
+#define VCMPI_PINIT(name) MPI_##name##_init
+#define VCMPI_PPINIT(name) PMPI_##name##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define VCMPI_HAVE_PCOLL 1
+#define VCMPI_PINIT(name) MPIX_##name##_init
+#define VCMPI_PPINIT(name) PMPIX_##name##_init
+#else
+#define VCMPI_HAVE_PCOLL 0
+#endif
+/* the body of a persistent entry point: call, with the flags set */
+#define VCMPI_PERSIST(info, call)                                               \
+    do {                                                                        \
+        vcmpi_pinit = 1;                                                        \
+        vcmpi_pinfo = (info);                                                   \
+        int rc_p_ = (call);                                                     \
+        vcmpi_pinit = 0;                                                        \
+        return rc_p_;                                                           \
+    } while (0)
+/* the statistics' entry of a persistent call: the non-blocking one's
+   counterpart (the two lists are in the same order) */
+static inline int vcmpi_fn(int fn)
+{
+    if (vcmpi_pinit && fn >= FN_Ibarrier && fn <= FN_Iexscan)
+        return fn - FN_Ibarrier + FN_Barrier_init;
+    if (vcmpi_pinit && fn >= FN_Ineighbor_allgather && fn <= FN_Ineighbor_alltoallw)
+        return fn - FN_Ineighbor_allgather + FN_Neighbor_allgather_init;
+    return fn;
+}
 /* progress.c: drive vcoll's outstanding requests once (any thread; skips
    when another thread is at it) */
 void vcmpi_poll(void);
@@ -243,23 +326,23 @@ void vcmpi_report(void);
  * non-blocking (icall, which writes &vr) or blocking (bcall) form and
  * returns unless vcoll refused the arguments; the caller's PMPI_* call
  * follows. */
-#define VCMPI_TRY(fn, have, vc, why, comm, req, stage, err, icall, bcall)          \
+#define VCMPI_TRY(fn, have, vc, why, comm, req, stage, err, icall, bcall, pcall)   \
     do {                                                                        \
-        int ret_, rc_;                                                          \
+        int ret_, rc_, fn_ = vcmpi_fn(fn);                                      \
         vc_request_t vr = VC_REQUEST_NULL;                                      \
         if (!(have) && !(why))                                                  \
             (why) = "not in this libvcoll";                                     \
         if ((vc) == VC_COMM_NULL || (why)) {                                    \
             vcmpi_stage_finish(&(stage), 0);                                    \
-            vcmpi_fallback(fn, why);                                            \
+            vcmpi_fallback(fn_, why);                                            \
             break;                                                              \
         }                                                                       \
         if (err) {                                                              \
             vcmpi_stage_finish(&(stage), 0);                                    \
             return vcmpi_mpi_error(comm, err);                                  \
         }                                                                       \
-        rc_ = (req) ? (icall) : (bcall);                                        \
-        if (vcmpi_finish(fn, comm, rc_, req, vr, &(stage), &ret_))              \
+        rc_ = !(req) ? (bcall) : vcmpi_pinit ? (pcall) : (icall);               \
+        if (vcmpi_finish(fn_, comm, rc_, req, vr, &(stage), &ret_))             \
             return ret_;                                                        \
     } while (0)
 static inline int vcmpi_pending(void)
@@ -271,12 +354,12 @@ static inline int vcmpi_pending(void)
  * written R_) for a non-blocking call; for a blocking one the plain call
  * (bcall), unless vcoll requests are outstanding: then the non-blocking
  * form and a wait that keeps them moving (progress.c). */
-#define VCMPI_FALLBACK(req, icall, bcall)                                       \
+#define VCMPI_FALLBACK(req, icall, bcall, pcall)                                \
     do {                                                                        \
         MPI_Request *R_ = (req), r_;                                            \
         int rc_;                                                                \
         if (R_)                                                                 \
-            return icall;                                                       \
+            return vcmpi_pinit ? (pcall) : (icall);                             \
         if (!vcmpi_pending())                                                   \
             return bcall;                                                       \
         R_ = &r_;                                                               \

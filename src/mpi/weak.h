@@ -38,8 +38,45 @@
 #pragma weak vc_iexscan
 #pragma weak vc_op_create_ctx
 #pragma weak vc_dtype_opaque
+/* 0.3: persistent and neighborhood collectives */
+#pragma weak vc_barrier_init
+#pragma weak vc_bcast_init
+#pragma weak vc_reduce_init
+#pragma weak vc_allreduce_init
+#pragma weak vc_allgather_init
+#pragma weak vc_allgatherv_init
+#pragma weak vc_gather_init
+#pragma weak vc_gatherv_init
+#pragma weak vc_scatter_init
+#pragma weak vc_scatterv_init
+#pragma weak vc_alltoall_init
+#pragma weak vc_alltoallv_init
+#pragma weak vc_reduce_scatter_init
+#pragma weak vc_reduce_scatter_block_init
+#pragma weak vc_scan_init
+#pragma weak vc_exscan_init
+#pragma weak vc_neighbor_allgather
+#pragma weak vc_ineighbor_allgather
+#pragma weak vc_neighbor_allgather_init
+#pragma weak vc_neighbor_allgatherv
+#pragma weak vc_ineighbor_allgatherv
+#pragma weak vc_neighbor_allgatherv_init
+#pragma weak vc_neighbor_alltoall
+#pragma weak vc_ineighbor_alltoall
+#pragma weak vc_neighbor_alltoall_init
+#pragma weak vc_neighbor_alltoallv
+#pragma weak vc_ineighbor_alltoallv
+#pragma weak vc_neighbor_alltoallv_init
+#pragma weak vc_comm_create_graph
+#pragma weak vc_neighbors_count
+#pragma weak vc_comm_create_cart
+#pragma weak vc_start
+#pragma weak vc_request_free
 
-/* both forms present: the blocking one (b) and the non-blocking one (i) */
-#define VCMPI_HAVE(b, i) ((void *)(b) != NULL && (void *)(i) != NULL)
+/* the forms present: the blocking one (b) and the non-blocking one (i), and
+   for a persistent call (vcmpi_pinit, vcmpi.h) the persistent one (p) */
+#define VCMPI_HAVE3(b, i, p) \
+    ((void *)(b) != NULL && (void *)(i) != NULL && \
+     (!vcmpi_pinit || ((void *)(p) != NULL && (void *)vc_start != NULL)))
 
 #endif
