@@ -151,6 +151,30 @@ standard() {   # mpi, label
     fi
 }
 
+# persistent and neighbourhood collectives (mpi_pn): plain, the blocks on
+# which MPIs agree; preloaded, MPI-4's rules everywhere (PN_STRICT=1: the
+# plain MPIs fail those), every call taken by vcoll, none fallen back
+persistent_neighbor() {   # mpi, label
+    local mpi=$1 label=$2 np pre x
+    for np in $(seq 1 "$NPMAX" | head -4); do
+        for pre in 0 1; do
+            ran=$((ran + 1))
+            x=()
+            [ "$pre" = 1 ] && x=(PN_STRICT=1)
+            if launch "$mpi" "$np" "$pre" "${x[@]}" -- "$b/test/mpi/$mpi/mpi_pn" &&
+               grep -q '^pn: all checks passed' "$tmp/out" &&
+               stats_ok "$pre" Allreduce_init Bcast_init Neighbor_alltoall Ineighbor_alltoall \
+                        Neighbor_alltoall_init Neighbor_alltoallv Neighbor_allgather \
+                        Neighbor_allgatherv &&
+               ! grep -q 'fallback=[1-9]' "$tmp/out"; then
+                ok
+            else
+                bad "$label mpi_pn np=$np preload=$pre"
+            fi
+        done
+    done
+}
+
 # the Fortran program, three bindings; every collective line of the stats
 # taken, none fallen back
 fortran() {   # mpi, label
@@ -191,6 +215,7 @@ if [ -x "$b/test/mpi/openmpi/mpi_coll" ] && [ -f "$b/.libs/libvcoll_mpi_openmpi.
     suite openmpi "mpirun, exchange bootstrap" "2 5" VCOLL_MPI_BOOT=exchange
     programs openmpi "mpirun"
     standard openmpi "mpirun"
+    persistent_neighbor openmpi "mpirun"
     fortran openmpi "mpirun"
     if command -v srun >/dev/null && sinfo -h -o %T 2>/dev/null | grep -q idle; then
         LAUNCHER=srun suite openmpi "srun --mpi=pmix" "1 2 4"
@@ -203,6 +228,7 @@ if [ -x "$b/test/mpi/mpich/mpi_coll" ] && [ -f "$b/.libs/libvcoll_mpi_mpich.so" 
     suite mpich "hydra" "$nps"
     programs mpich "hydra"
     standard mpich "hydra"
+    persistent_neighbor mpich "hydra"
     fortran mpich "hydra"
 fi
 echo "dropin: $pass passed, $fail failed of $ran"
