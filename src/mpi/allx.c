@@ -14,9 +14,9 @@ static int barrier(MPI_Comm comm, MPI_Request *req)
     vcmpi_stage_t st;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&st, comm, req != NULL);
-    VCMPI_TRY(req ? FN_Ibarrier : FN_Barrier, VCMPI_HAVE3(vc_barrier, vc_ibarrier, vc_barrier_init), vc, why,
-              comm, req, st, 0, vc_ibarrier(vc, &vr), vc_barrier(vc),
-              vc_barrier_init(vc, &vr));
+    VCMPI_TRY(req ? FN_Ibarrier : FN_Barrier,
+              VCMPI_HAVE3(vc_barrier, vc_ibarrier, vc_barrier_init), vc, why, comm, req, st,
+              0, vc_ibarrier(vc, &vr), vc_barrier(vc), vc_barrier_init(vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Ibarrier(comm, R_), PMPI_Barrier(comm),
                    VCMPI_PMPI(Barrier, comm));
 }
@@ -70,8 +70,9 @@ static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vc_comm_size(vc, &n))
         err = vcmpi_stage_all(&s, n, 1, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
-    VCMPI_TRY(req ? FN_Iallgather : FN_Allgather, VCMPI_HAVE3(vc_allgather, vc_iallgather, vc_allgather_init), vc,
-              why, comm, req, s, err, vc_iallgather(vs, vrb, b, VC_BYTE, vc, &vr),
+    VCMPI_TRY(req ? FN_Iallgather : FN_Allgather,
+              VCMPI_HAVE3(vc_allgather, vc_iallgather, vc_allgather_init), vc, why, comm,
+              req, s, err, vc_iallgather(vs, vrb, b, VC_BYTE, vc, &vr),
               vc_allgather(vs, vrb, b, VC_BYTE, vc),
               vc_allgather_init(vs, vrb, b, VC_BYTE, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Iallgather(sb, sc, st, rb, rc, rt, comm, R_),
@@ -104,8 +105,9 @@ static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vc_comm_size(vc, &n))
         err = vcmpi_stage_all(&s, n, n, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
-    VCMPI_TRY(req ? FN_Ialltoall : FN_Alltoall, VCMPI_HAVE3(vc_alltoall, vc_ialltoall, vc_alltoall_init), vc, why,
-              comm, req, s, err, vc_ialltoall(vs, vrb, b, VC_BYTE, vc, &vr),
+    VCMPI_TRY(req ? FN_Ialltoall : FN_Alltoall,
+              VCMPI_HAVE3(vc_alltoall, vc_ialltoall, vc_alltoall_init), vc, why, comm, req,
+              s, err, vc_ialltoall(vs, vrb, b, VC_BYTE, vc, &vr),
               vc_alltoall(vs, vrb, b, VC_BYTE, vc),
               vc_alltoall_init(vs, vrb, b, VC_BYTE, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Ialltoall(sb, sc, st, rb, rc, rt, comm, R_),
@@ -155,8 +157,8 @@ static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const i
     }
     const size_t *cnt = v, *dsp = v ? v + n : NULL;
     VCMPI_TRY(req ? FN_Iallgatherv : FN_Allgatherv,
-              VCMPI_HAVE3(vc_allgatherv, vc_iallgatherv, vc_allgatherv_init), vc, why, comm, req, s, err,
-              vc_iallgatherv(vs, b, vrb, cnt, dsp, VC_BYTE, vc, &vr),
+              VCMPI_HAVE3(vc_allgatherv, vc_iallgatherv, vc_allgatherv_init), vc, why, comm,
+              req, s, err, vc_iallgatherv(vs, b, vrb, cnt, dsp, VC_BYTE, vc, &vr),
               vc_allgatherv(vs, b, vrb, cnt, dsp, VC_BYTE, vc),
               vc_allgatherv_init(vs, b, vrb, cnt, dsp, VC_BYTE, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Iallgatherv(sb, sc, st, rb, rcs, ds, rt, comm, R_),
@@ -203,8 +205,9 @@ static int alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datat
     }
     const size_t *sc = v, *sd = v ? v + n : NULL, *rc = v ? v + 2 * n : NULL,
                  *rd = v ? v + 3 * n : NULL;
-    VCMPI_TRY(req ? FN_Ialltoallv : FN_Alltoallv, VCMPI_HAVE3(vc_alltoallv, vc_ialltoallv, vc_alltoallv_init), vc,
-              why, comm, req, s, err, vc_ialltoallv(vsb, sc, sd, vrb, rc, rd, VC_BYTE, vc, &vr),
+    VCMPI_TRY(req ? FN_Ialltoallv : FN_Alltoallv,
+              VCMPI_HAVE3(vc_alltoallv, vc_ialltoallv, vc_alltoallv_init), vc, why, comm,
+              req, s, err, vc_ialltoallv(vsb, sc, sd, vrb, rc, rd, VC_BYTE, vc, &vr),
               vc_alltoallv(vsb, sc, sd, vrb, rc, rd, VC_BYTE, vc),
               vc_alltoallv_init(vsb, sc, sd, vrb, rc, rd, VC_BYTE, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, R_),
@@ -244,22 +247,28 @@ int VCMPI_PINIT(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *req)
     VCMPI_PERSIST(info, barrier(comm, req));
 }
 
-int VCMPI_PINIT(Allgather)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Allgather)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                           MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, allgather(sb, sc, st, rb, rc, rt, comm, req));
 }
 
-int VCMPI_PINIT(Alltoall)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Alltoall)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                          MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, alltoall(sb, sc, st, rb, rc, rt, comm, req));
 }
 
-int VCMPI_PINIT(Allgatherv)(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int ds[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Allgatherv)(const void *sb, int sc, MPI_Datatype st, void *rb,
+                            const int rcs[], const int ds[], MPI_Datatype rt, MPI_Comm comm,
+                            MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, allgatherv(sb, sc, st, rb, rcs, ds, rt, comm, req));
 }
 
-int VCMPI_PINIT(Alltoallv)(const void *sb, const int scs[], const int sds[], MPI_Datatype st, void *rb, const int rcs[], const int rds[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Alltoallv)(const void *sb, const int scs[], const int sds[],
+                           MPI_Datatype st, void *rb, const int rcs[], const int rds[],
+                           MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req));
 }

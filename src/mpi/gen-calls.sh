@@ -24,7 +24,9 @@ mode == "fortran" {
         if (k == "sbuf" || k == "rbuf") { p = "void *" a; c = "vcf_buf(" a ")"; hasbuf = 1 }
         else if (k == "int" || k == "count") { p = "MPI_Fint *" a; c = "(int)*" a; cnt = a }
         else if (k == "ints" || k == "flagsin" || k == "counts" || k == "displs" ||
-                 k == "rcounts" || k == "rdispls") { p = "MPI_Fint *" a; c = "(int *)" a }
+                 k == "rcounts" || k == "rdispls" || k == "ncounts" || k == "ndispls") {
+            p = "MPI_Fint *" a; c = "(int *)" a
+        }
         else if (k == "flagin") { p = "MPI_Fint *" a; c = "(*" a " != 0)" }
         else if (k == "type") { p = "MPI_Fint *" a; c = "PMPI_Type_f2c(*" a ")" }
         else if (k == "op") { p = "MPI_Fint *" a; c = "PMPI_Op_f2c(*" a ")" }
@@ -113,9 +115,11 @@ mode == "fortran" {
 mode == "large" {
     name = $1; cfn = $2
     big = 0
-    for (i = 3; i <= NF; i++)
+    for (i = 3; i <= NF; i++) {
         if ($i == "count" || $i == "counts" || $i == "rcounts") big = 1
-    if (!big) next
+        if ($i == "ncounts") big = -1
+    }
+    if (big <= 0) next
     comm = ""; root = ""
     for (i = 3; i <= NF; i++) {
         if ($i == "comm") comm = "a" i

@@ -150,8 +150,9 @@ static int reduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op o
         if (!err && me == root)
             err = stage_out(&s, rb, count, dt, &ti, sb == MPI_IN_PLACE, &vrb);
     }
-    VCMPI_TRY(req ? FN_Ireduce : FN_Reduce, VCMPI_HAVE3(vc_reduce, vc_ireduce, vc_reduce_init), vc, why, comm,
-              req, s, err, vc_ireduce(vs, vrb, n, ti.vtype, vop, root, vc, &vr),
+    VCMPI_TRY(req ? FN_Ireduce : FN_Reduce,
+              VCMPI_HAVE3(vc_reduce, vc_ireduce, vc_reduce_init), vc, why, comm, req, s,
+              err, vc_ireduce(vs, vrb, n, ti.vtype, vop, root, vc, &vr),
               vc_reduce(vs, vrb, n, ti.vtype, vop, root, vc),
               vc_reduce_init(vs, vrb, n, ti.vtype, vop, root, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Ireduce(sb, rb, count, dt, op, root, comm, R_),
@@ -193,10 +194,10 @@ static int allred(int kind, const void *sb, void *rb, int count, MPI_Datatype dt
         err = stage_out(&s, rb, count, dt, &ti, sb == MPI_IN_PLACE, &vrb);
     switch (kind) {
     case 0:
-        VCMPI_TRY(fn, VCMPI_HAVE3(vc_allreduce, vc_iallreduce, vc_allreduce_init), vc, why, comm, req, s, err,
-                  vc_iallreduce(vs, vrb, n, ti.vtype, vop, vc, &vr),
+        VCMPI_TRY(fn, VCMPI_HAVE3(vc_allreduce, vc_iallreduce, vc_allreduce_init), vc, why,
+                  comm, req, s, err, vc_iallreduce(vs, vrb, n, ti.vtype, vop, vc, &vr),
                   vc_allreduce(vs, vrb, n, ti.vtype, vop, vc),
-              vc_allreduce_init(vs, vrb, n, ti.vtype, vop, vc, &vr));
+                  vc_allreduce_init(vs, vrb, n, ti.vtype, vop, vc, &vr));
         VCMPI_FALLBACK(req, PMPI_Iallreduce(sb, rb, count, dt, op, comm, R_),
                        PMPI_Allreduce(sb, rb, count, dt, op, comm),
                    VCMPI_PMPI(Allreduce, sb, rb, count, dt, op, comm));
@@ -209,10 +210,10 @@ static int allred(int kind, const void *sb, void *rb, int count, MPI_Datatype dt
                        PMPI_Scan(sb, rb, count, dt, op, comm),
                    VCMPI_PMPI(Scan, sb, rb, count, dt, op, comm));
     default:
-        VCMPI_TRY(fn, VCMPI_HAVE3(vc_exscan, vc_iexscan, vc_exscan_init), vc, why, comm, req, s, err,
-                  vc_iexscan(vs, vrb, n, ti.vtype, vop, vc, &vr),
+        VCMPI_TRY(fn, VCMPI_HAVE3(vc_exscan, vc_iexscan, vc_exscan_init), vc, why, comm,
+                  req, s, err, vc_iexscan(vs, vrb, n, ti.vtype, vop, vc, &vr),
                   vc_exscan(vs, vrb, n, ti.vtype, vop, vc),
-              vc_exscan_init(vs, vrb, n, ti.vtype, vop, vc, &vr));
+                  vc_exscan_init(vs, vrb, n, ti.vtype, vop, vc, &vr));
         VCMPI_FALLBACK(req, PMPI_Iexscan(sb, rb, count, dt, op, comm, R_),
                        PMPI_Exscan(sb, rb, count, dt, op, comm),
                    VCMPI_PMPI(Exscan, sb, rb, count, dt, op, comm));
@@ -313,22 +314,26 @@ static int reduce_scatter_any(const void *sb, void *rb, int count, const int rco
     int err = 0, me = -1, np = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &s, &err)) && !err &&
-        !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &np))
+    if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &s, &err)) &&
+        !err && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &np))
         err = stage_rs(&s, np, me, sb, rb, count, rcounts, dt, &ti, &vs, &vrb, &cnt);
     if (rcounts) {
-        VCMPI_TRY(req ? FN_Ireduce_scatter : FN_Reduce_scatter,
-                  VCMPI_HAVE3(vc_reduce_scatter, vc_ireduce_scatter, vc_reduce_scatter_init), vc, why, comm, req, s, err,
-                  vc_ireduce_scatter(vs, vrb, cnt, ti.vtype, vop, vc, &vr),
-                  vc_reduce_scatter(vs, vrb, cnt, ti.vtype, vop, vc),
-              vc_reduce_scatter_init(vs, vrb, cnt, ti.vtype, vop, vc, &vr));
+        VCMPI_TRY(
+            req ? FN_Ireduce_scatter : FN_Reduce_scatter,
+            VCMPI_HAVE3(vc_reduce_scatter, vc_ireduce_scatter, vc_reduce_scatter_init), vc,
+            why, comm, req, s, err,
+            vc_ireduce_scatter(vs, vrb, cnt, ti.vtype, vop, vc, &vr),
+            vc_reduce_scatter(vs, vrb, cnt, ti.vtype, vop, vc),
+            vc_reduce_scatter_init(vs, vrb, cnt, ti.vtype, vop, vc, &vr));
         VCMPI_FALLBACK(req, PMPI_Ireduce_scatter(sb, rb, rcounts, dt, op, comm, R_),
                        PMPI_Reduce_scatter(sb, rb, rcounts, dt, op, comm),
                    VCMPI_PMPI(Reduce_scatter, sb, rb, rcounts, dt, op, comm));
     }
     VCMPI_TRY(req ? FN_Ireduce_scatter_block : FN_Reduce_scatter_block,
-              VCMPI_HAVE3(vc_reduce_scatter_block, vc_ireduce_scatter_block, vc_reduce_scatter_block_init), vc, why, comm,
-              req, s, err, vc_ireduce_scatter_block(vs, vrb, n, ti.vtype, vop, vc, &vr),
+              VCMPI_HAVE3(vc_reduce_scatter_block, vc_ireduce_scatter_block,
+                          vc_reduce_scatter_block_init),
+              vc, why, comm, req, s, err,
+              vc_ireduce_scatter_block(vs, vrb, n, ti.vtype, vop, vc, &vr),
               vc_reduce_scatter_block(vs, vrb, n, ti.vtype, vop, vc),
               vc_reduce_scatter_block_init(vs, vrb, n, ti.vtype, vop, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Ireduce_scatter_block(sb, rb, count, dt, op, comm, R_),
@@ -363,32 +368,40 @@ int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcounts[], MPI_Datat
 #if VCMPI_HAVE_PCOLL
 /* the persistent forms (MPI-4): the non-blocking body, persistent */
 
-int VCMPI_PINIT(Reduce)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Reduce)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
+                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, reduce(sb, rb, count, dt, op, root, comm, req));
 }
 
-int VCMPI_PINIT(Allreduce)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Allreduce)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, allred(0, sb, rb, count, dt, op, comm, req));
 }
 
-int VCMPI_PINIT(Scan)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Scan)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, allred(1, sb, rb, count, dt, op, comm, req));
 }
 
-int VCMPI_PINIT(Exscan)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Exscan)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, allred(2, sb, rb, count, dt, op, comm, req));
 }
 
-int VCMPI_PINIT(Reduce_scatter_block)(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Reduce_scatter_block)(const void *sb, void *rb, int count, MPI_Datatype dt,
+                                      MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *req)
 {
     VCMPI_PERSIST(info, reduce_scatter_any(sb, rb, count, NULL, dt, op, comm, req));
 }
 
-int VCMPI_PINIT(Reduce_scatter)(const void *sb, void *rb, const int rcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Reduce_scatter)(const void *sb, void *rb, const int rcounts[],
+                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *req)
 {
     VCMPI_PERSIST(info, reduce_scatter_any(sb, rb, 0, rcounts, dt, op, comm, req));
 }

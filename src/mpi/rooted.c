@@ -34,8 +34,8 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     if (vc && !why && !tinfo(dt, count, &ti, &err) && !vc_comm_rank(vc, &me))
         err = vcmpi_stage_dst1(&st, buf, count, dt, &ti, me == root, &b);
     size_t n = err ? 0 : (size_t)count * ti.size;
-    VCMPI_TRY(req ? FN_Ibcast : FN_Bcast, VCMPI_HAVE3(vc_bcast, vc_ibcast, vc_bcast_init), vc, why, comm, req,
-              st, err, vc_ibcast(b, n, VC_BYTE, root, vc, &vr),
+    VCMPI_TRY(req ? FN_Ibcast : FN_Bcast, VCMPI_HAVE3(vc_bcast, vc_ibcast, vc_bcast_init),
+              vc, why, comm, req, st, err, vc_ibcast(b, n, VC_BYTE, root, vc, &vr),
               vc_bcast(b, n, VC_BYTE, root, vc),
               vc_bcast_init(b, n, VC_BYTE, root, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Ibcast(buf, count, dt, root, comm, R_),
@@ -104,8 +104,9 @@ static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
         err = stage_rooted(&s, 1, me == root, n, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
-    VCMPI_TRY(req ? FN_Igather : FN_Gather, VCMPI_HAVE3(vc_gather, vc_igather, vc_gather_init), vc, why, comm,
-              req, s, err, vc_igather(vs, vr_, b, VC_BYTE, root, vc, &vr),
+    VCMPI_TRY(req ? FN_Igather : FN_Gather,
+              VCMPI_HAVE3(vc_gather, vc_igather, vc_gather_init), vc, why, comm, req, s,
+              err, vc_igather(vs, vr_, b, VC_BYTE, root, vc, &vr),
               vc_gather(vs, vr_, b, VC_BYTE, root, vc),
               vc_gather_init(vs, vr_, b, VC_BYTE, root, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Igather(sb, sc, st, rb, rc, rt, root, comm, R_),
@@ -140,8 +141,9 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
         err = stage_rooted(&s, 0, me == root, n, rb, rc, rt, sb, sc, st, &vone, &vmany,
                            &b);
     void *vrb = (void *)vone;
-    VCMPI_TRY(req ? FN_Iscatter : FN_Scatter, VCMPI_HAVE3(vc_scatter, vc_iscatter, vc_scatter_init), vc, why,
-              comm, req, s, err, vc_iscatter(vmany, vrb, b, VC_BYTE, root, vc, &vr),
+    VCMPI_TRY(req ? FN_Iscatter : FN_Scatter,
+              VCMPI_HAVE3(vc_scatter, vc_iscatter, vc_scatter_init), vc, why, comm, req, s,
+              err, vc_iscatter(vmany, vrb, b, VC_BYTE, root, vc, &vr),
               vc_scatter(vmany, vrb, b, VC_BYTE, root, vc),
               vc_scatter_init(vmany, vrb, b, VC_BYTE, root, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Iscatter(sb, sc, st, rb, rc, rt, root, comm, R_),
@@ -196,9 +198,9 @@ static int gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int 
             err = stage_vec(&s, n, rb, rcs, ds, rt, sb == MPI_IN_PLACE, 1, &vrb, &vc_cnt,
                             &vc_dsp);
     }
-    VCMPI_TRY(req ? FN_Igatherv : FN_Gatherv, VCMPI_HAVE3(vc_gatherv, vc_igatherv, vc_gatherv_init), vc, why,
-              comm, req, s, err,
-              vc_igatherv(vs, b, vrb, vc_cnt, vc_dsp, VC_BYTE, root, vc, &vr),
+    VCMPI_TRY(req ? FN_Igatherv : FN_Gatherv,
+              VCMPI_HAVE3(vc_gatherv, vc_igatherv, vc_gatherv_init), vc, why, comm, req, s,
+              err, vc_igatherv(vs, b, vrb, vc_cnt, vc_dsp, VC_BYTE, root, vc, &vr),
               vc_gatherv(vs, b, vrb, vc_cnt, vc_dsp, VC_BYTE, root, vc),
               vc_gatherv_init(vs, b, vrb, vc_cnt, vc_dsp, VC_BYTE, root, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Igatherv(sb, sc, st, rb, rcs, ds, rt, root, comm, R_),
@@ -237,9 +239,9 @@ static int scatterv(const void *sb, const int scs[], const int ds[], MPI_Datatyp
         if (!err && me == root)
             err = stage_vec(&s, n, sb, scs, ds, st, 1, 0, &vsb, &vc_cnt, &vc_dsp);
     }
-    VCMPI_TRY(req ? FN_Iscatterv : FN_Scatterv, VCMPI_HAVE3(vc_scatterv, vc_iscatterv, vc_scatterv_init), vc, why,
-              comm, req, s, err,
-              vc_iscatterv(vsb, vc_cnt, vc_dsp, vrb, b, VC_BYTE, root, vc, &vr),
+    VCMPI_TRY(req ? FN_Iscatterv : FN_Scatterv,
+              VCMPI_HAVE3(vc_scatterv, vc_iscatterv, vc_scatterv_init), vc, why, comm, req,
+              s, err, vc_iscatterv(vsb, vc_cnt, vc_dsp, vrb, b, VC_BYTE, root, vc, &vr),
               vc_scatterv(vsb, vc_cnt, vc_dsp, vrb, b, VC_BYTE, root, vc),
               vc_scatterv_init(vsb, vc_cnt, vc_dsp, vrb, b, VC_BYTE, root, vc, &vr));
     VCMPI_FALLBACK(req, PMPI_Iscatterv(sb, scs, ds, st, rb, rc, rt, root, comm, R_),
@@ -262,27 +264,36 @@ int MPI_Iscatterv(const void *sb, const int scs[], const int ds[], MPI_Datatype 
 #if VCMPI_HAVE_PCOLL
 /* the persistent forms (MPI-4): the non-blocking body, persistent */
 
-int VCMPI_PINIT(Bcast)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Bcast)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, bcast(buf, count, dt, root, comm, req));
 }
 
-int VCMPI_PINIT(Gather)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Gather)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                        MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *req)
 {
     VCMPI_PERSIST(info, gather(sb, sc, st, rb, rc, rt, root, comm, req));
 }
 
-int VCMPI_PINIT(Scatter)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Scatter)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                         MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *req)
 {
     VCMPI_PERSIST(info, scatter(sb, sc, st, rb, rc, rt, root, comm, req));
 }
 
-int VCMPI_PINIT(Gatherv)(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int ds[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Gatherv)(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
+                         const int ds[], MPI_Datatype rt, int root, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, gatherv(sb, sc, st, rb, rcs, ds, rt, root, comm, req));
 }
 
-int VCMPI_PINIT(Scatterv)(const void *sb, const int scs[], const int ds[], MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+int VCMPI_PINIT(Scatterv)(const void *sb, const int scs[], const int ds[], MPI_Datatype st,
+                          void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *req)
 {
     VCMPI_PERSIST(info, scatterv(sb, scs, ds, st, rb, rc, rt, root, comm, req));
 }

@@ -70,6 +70,7 @@ program mpi_coll_f
      do ic = 1, ncomm
         call test_comm(comms(ic), ic, it)
      end do
+     call test_topo(it)
   end do
 
   call MPI_Comm_free(comms(3), ierr)
@@ -379,5 +380,64 @@ contains
 
     deallocate (sa, ra)
   end subroutine test_comm
+
+  ! neighbourhood collectives on a 1-D periodic grid (MPI-4's pairing: block
+  ! 1 from the left neighbour's block 2, block 2 from the right one's block
+  ! 1, also when both are one rank or this one); with HAVE_PCOLL (MPICH 4)
+  ! a persistent allreduce started twice and a persistent neighbour
+  ! alltoall, then freed
+  subroutine test_topo(it)
+    integer, intent(in) :: it
+    COMM_T :: cart
+    REQ_T :: req
+    integer :: dims(1), s(2), r(2), g(2), left, right, k, x, y
+    logical :: periods(1)
+    dims(1) = wsize
+    periods(1) = .true.
+    call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .false., cart, ierr)
+    call chkerr('MPI_Cart_create', 0, it)
+    left = mod(wrank - 1 + wsize, wsize)
+    right = mod(wrank + 1, wsize)
+    s = [10 * wrank + 1 + 100 * it, 10 * wrank + 2 + 100 * it]
+    r = -1
+    call MPI_Neighbor_alltoall(s, 1, MPI_INTEGER, r, 1, MPI_INTEGER, cart, ierr)
+    call chkerr('MPI_Neighbor_alltoall', 0, it)
+    call chk(r(1) == 10 * left + 2 + 100 * it .and. r(2) == 10 * right + 1 + 100 * it, &
+         'MPI_Neighbor_alltoall', 0, it)
+    g = -1
+    call MPI_Ineighbor_allgather(s(1), 1, MPI_INTEGER, g, 1, MPI_INTEGER, cart, req, ierr)
+    call chkerr('MPI_Ineighbor_allgather', 0, it)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call chk(g(1) == 10 * left + 1 + 100 * it .and. g(2) == 10 * right + 1 + 100 * it, &
+         'MPI_Ineighbor_allgather', 0, it)
+#if defined(HAVE_PCOLL)
+    call MPI_Allreduce_init(x, y, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &
+         req, ierr)
+    call chkerr('MPI_Allreduce_init', 0, it)
+    do k = 1, 2
+       x = wrank + k
+       call MPI_Start(req, ierr)
+       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+       call chk(y == wsize * (wsize - 1) / 2 + k * wsize, 'persistent allreduce', 0, it)
+    end do
+    call MPI_Request_free(req, ierr)
+    call chkerr('MPI_Request_free', 0, it)
+    call MPI_Neighbor_alltoall_init(s, 1, MPI_INTEGER, r, 1, MPI_INTEGER, cart, &
+         MPI_INFO_NULL, req, ierr)
+    do k = 1, 2
+       s = [10 * wrank + 1 + 1000 * k, 10 * wrank + 2 + 1000 * k]
+       call MPI_Start(req, ierr)
+       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+       call chk(r(1) == 10 * left + 2 + 1000 * k .and. r(2) == 10 * right + 1 + 1000 * k, &
+            'persistent MPI_Neighbor_alltoall', 0, it)
+    end do
+    call MPI_Request_free(req, ierr)
+#else
+    k = 0
+    x = 0
+    y = 0
+#endif
+    call MPI_Comm_free(cart, ierr)
+  end subroutine test_topo
 
 end program mpi_coll_f
