@@ -1,4 +1,4 @@
-noinst_PROGRAMS += examples/hello examples/pingpong examples/transpose
+noinst_PROGRAMS += examples/hello examples/pingpong examples/transpose examples/stencil
 examples_hello_SOURCES = examples/hello.c
 examples_hello_LDADD = libvcoll.la
 examples_pingpong_SOURCES = examples/pingpong.c
@@ -6,3 +6,5 @@ examples_pingpong_LDADD = libvcoll.la
 EXTRA_DIST += examples/Makefile.example
 examples_transpose_SOURCES = examples/transpose.c
 examples_transpose_LDADD = libvcoll.la
+examples_stencil_SOURCES = examples/stencil.c
+examples_stencil_LDADD = libvcoll.la

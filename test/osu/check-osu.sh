@@ -15,8 +15,9 @@ osudir=$builddir/src/tools/osu
 MPIRUN=${MPIRUN:-mpirun.openmpi}
 NP=2
 ITERS=20
-BENCHES="latency bw bibw bcast reduce allreduce allgather gather barrier"
-BENCHES="latency bw bibw bcast reduce allreduce allgather alltoall barrier"
+# neighbor_alltoall runs on a 2x1 periodic grid here (both neighbours in a
+# dimension are the one other rank, or oneself)
+BENCHES="latency bw bibw bcast reduce allreduce allgather gather alltoall neighbor_alltoall barrier"
 
 if ! command -v "$MPIRUN" >/dev/null 2>&1; then
     echo "SKIP: $MPIRUN not found (apt-get install openmpi-bin)"

@@ -170,6 +170,25 @@ static inline int bk_start(bk_req_t *q) { return MPI_Start(q); }
 static inline int bk_wait(bk_req_t *q) { return MPI_Wait(q, MPI_STATUS_IGNORE); }
 static inline int bk_request_free(bk_req_t *q) { return MPI_Request_free(q); }
 
+/* Neighborhood collectives run on a Cartesian communicator of their own;
+ * reorder 0 keeps world's rank order, as vc_comm_create_cart does, so both
+ * libraries build the same grid. */
+typedef MPI_Comm bk_comm_t;
+static inline int bk_cart_create(int ndims, const int dims[], const int periods[],
+                                 bk_comm_t *c)
+{
+    int rc = MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, c);
+    if (rc == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+    return rc;
+}
+static inline int bk_comm_free(bk_comm_t *c) { return MPI_Comm_free(c); }
+static inline int bk_neighbor_alltoall(const void *s, void *r, size_t n, bk_dtype_t t,
+                                       bk_comm_t c)
+{
+    return MPI_Neighbor_alltoall(s, (int)n, t, r, (int)n, t, c);
+}
+
 #else
 /* ---------------------------------------------------------------- vcoll */
 #include <stdio.h>
@@ -274,6 +293,19 @@ static inline int bk_allreduce_init(const void *s, void *r, size_t n, bk_dtype_t
 static inline int bk_start(bk_req_t *q) { return vc_start(q); }
 static inline int bk_wait(bk_req_t *q) { return vc_wait(q, VC_STATUS_IGNORE); }
 static inline int bk_request_free(bk_req_t *q) { return vc_request_free(q); }
+
+typedef vc_comm_t bk_comm_t;
+static inline int bk_cart_create(int ndims, const int dims[], const int periods[],
+                                 bk_comm_t *c)
+{
+    return vc_comm_create_cart(VC_COMM_WORLD, ndims, dims, periods, c);
+}
+static inline int bk_comm_free(bk_comm_t *c) { return vc_comm_free(c); }
+static inline int bk_neighbor_alltoall(const void *s, void *r, size_t n, bk_dtype_t t,
+                                       bk_comm_t c)
+{
+    return vc_neighbor_alltoall(s, r, n, t, c);
+}
 #endif
 
 #endif

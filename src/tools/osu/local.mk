@@ -22,6 +22,7 @@ bin_PROGRAMS += \
 	src/tools/osu/vcoll_osu_allgather \
 	src/tools/osu/vcoll_osu_gather \
 	src/tools/osu/vcoll_osu_alltoall \
+	src/tools/osu/vcoll_osu_neighbor_alltoall \
 	src/tools/osu/vcoll_osu_barrier
 
 src_tools_osu_vcoll_osu_latency_SOURCES = src/tools/osu/osu_latency.c $(OSU_COMMON)
@@ -45,6 +46,9 @@ src_tools_osu_vcoll_osu_gather_SOURCES = src/tools/osu/osu_gather.c $(OSU_COMMON
 src_tools_osu_vcoll_osu_gather_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_alltoall_SOURCES = src/tools/osu/osu_alltoall.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_alltoall_LDADD = libvcoll.la
+src_tools_osu_vcoll_osu_neighbor_alltoall_SOURCES = src/tools/osu/osu_neighbor_alltoall.c \
+	$(OSU_COMMON)
+src_tools_osu_vcoll_osu_neighbor_alltoall_LDADD = libvcoll.la
 src_tools_osu_vcoll_osu_barrier_SOURCES = src/tools/osu/osu_barrier.c $(OSU_COMMON)
 src_tools_osu_vcoll_osu_barrier_LDADD = libvcoll.la
 
@@ -69,6 +73,7 @@ osu_ompi_SCRIPTS = \
 	src/tools/osu/openmpi/mpi_osu_allgather \
 	src/tools/osu/openmpi/mpi_osu_gather \
 	src/tools/osu/openmpi/mpi_osu_alltoall \
+	src/tools/osu/openmpi/mpi_osu_neighbor_alltoall \
 	src/tools/osu/openmpi/mpi_osu_barrier
 CLEANFILES += $(osu_ompi_SCRIPTS)
 endif
@@ -85,6 +90,7 @@ osu_mpich_SCRIPTS = \
 	src/tools/osu/mpich/mpi_osu_allgather \
 	src/tools/osu/mpich/mpi_osu_gather \
 	src/tools/osu/mpich/mpi_osu_alltoall \
+	src/tools/osu/mpich/mpi_osu_neighbor_alltoall \
 	src/tools/osu/mpich/mpi_osu_barrier
 CLEANFILES += $(osu_mpich_SCRIPTS)
 endif
