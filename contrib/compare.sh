@@ -16,7 +16,8 @@ Usage: $0 [options]
   -n NP           ranks (default 2; latency/bw/bibw always use 2)
   -b LIST         benchmarks, comma separated (default: all)
                   latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,alltoall,
-                  neighbor_alltoall,barrier (neighbor_alltoall: on a 2-D periodic grid of NP)
+                  neighbor_alltoall,allreduce_persistent,barrier (neighbor_alltoall: on a
+                  2-D periodic grid of NP; allreduce_persistent: time per start)
   -m [MIN:]MAX    message sizes passed to every benchmark (default: theirs)
   -i ITERS        iterations passed to every benchmark (default: theirs)
   -x WARMUP       warm-up iterations passed to every benchmark
@@ -33,7 +34,7 @@ Environment: VCOLL_* is passed to the vcoll runs (e.g. VCOLL_NET=shm).
 EOF
 }
 
-reps=3 np=2 benches="latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,alltoall,neighbor_alltoall,barrier"
+reps=3 np=2 benches="latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,alltoall,neighbor_alltoall,allreduce_persistent,barrier"
 sizes="" iters="" warmup="" builddir=. prefix="" peers="" launcher=mpirun tmo=300
 csv=osu-compare.csv keep="" plot=""
 

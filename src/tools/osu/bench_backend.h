@@ -20,6 +20,9 @@
 /* ------------------------------------------------------------------ MPI */
 #include <stdio.h>
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 
 typedef MPI_Request bk_req_t;
 typedef MPI_Datatype bk_dtype_t;
@@ -155,12 +158,15 @@ static inline int bk_alltoall(const void *s, void *r, size_t n, bk_dtype_t t)
 {
     return MPI_Alltoall(s, (int)n, t, r, (int)n, t, MPI_COMM_WORLD);
 }
-/* persistent allreduce (MPI-4); older MPIs have none */
+/* persistent allreduce (MPI-4; Open MPI 4.1 has it as MPIX_, in its
+   pcollreq extension); older MPIs have none */
 static inline int bk_allreduce_init(const void *s, void *r, size_t n, bk_dtype_t t,
                                     bk_op_t op, bk_req_t *q)
 {
 #if MPI_VERSION >= 4
     return MPI_Allreduce_init(s, r, (int)n, t, op, MPI_COMM_WORLD, MPI_INFO_NULL, q);
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+    return MPIX_Allreduce_init(s, r, (int)n, t, op, MPI_COMM_WORLD, MPI_INFO_NULL, q);
 #else
     (void)s, (void)r, (void)n, (void)t, (void)op, (void)q;
     return BK_UNSUPPORTED;

@@ -74,6 +74,7 @@ osu_ompi_SCRIPTS = \
 	src/tools/osu/openmpi/mpi_osu_gather \
 	src/tools/osu/openmpi/mpi_osu_alltoall \
 	src/tools/osu/openmpi/mpi_osu_neighbor_alltoall \
+	src/tools/osu/openmpi/mpi_osu_allreduce_persistent \
 	src/tools/osu/openmpi/mpi_osu_barrier
 CLEANFILES += $(osu_ompi_SCRIPTS)
 endif
@@ -91,6 +92,7 @@ osu_mpich_SCRIPTS = \
 	src/tools/osu/mpich/mpi_osu_gather \
 	src/tools/osu/mpich/mpi_osu_alltoall \
 	src/tools/osu/mpich/mpi_osu_neighbor_alltoall \
+	src/tools/osu/mpich/mpi_osu_allreduce_persistent \
 	src/tools/osu/mpich/mpi_osu_barrier
 CLEANFILES += $(osu_mpich_SCRIPTS)
 endif
