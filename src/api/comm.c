@@ -115,15 +115,22 @@ int vc_comm_create_cart(vc_comm_t comm, int ndims, const int dims[], const int p
     return coll_comm_create_cart(comm, ndims, dims, periods, newcomm);
 }
 
-int vc_neighbors_count(vc_comm_t comm, int *indegree, int *outdegree)
+/* the graph comm carries: VC_ERR_COMM for a communicator without one */
+static int graph_of(vc_comm_t comm, const coll_graph_t **g)
 {
-    VC_API_ENTER();
     int rc = api_check_comm(comm);
     if (rc)
         return rc;
-    const coll_graph_t *g = coll_comm_graph(comm);
-    if (!g)
-        return VC_ERR_COMM;
+    return (*g = coll_comm_graph(comm)) ? VC_SUCCESS : VC_ERR_COMM;
+}
+
+int vc_neighbors_count(vc_comm_t comm, int *indegree, int *outdegree)
+{
+    VC_API_ENTER();
+    const coll_graph_t *g;
+    int rc = graph_of(comm, &g);
+    if (rc)
+        return rc;
     if (!indegree || !outdegree)
         return VC_ERR_ARG;
     *indegree = g->indeg;
@@ -134,12 +141,10 @@ int vc_neighbors_count(vc_comm_t comm, int *indegree, int *outdegree)
 int vc_neighbors(vc_comm_t comm, int maxin, int sources[], int maxout, int destinations[])
 {
     VC_API_ENTER();
-    int rc = api_check_comm(comm);
+    const coll_graph_t *g;
+    int rc = graph_of(comm, &g);
     if (rc)
         return rc;
-    const coll_graph_t *g = coll_comm_graph(comm);
-    if (!g)
-        return VC_ERR_COMM;
     if (maxin < 0 || maxout < 0 || (maxin && !sources) || (maxout && !destinations))
         return VC_ERR_ARG;
     /* as MPI: the first maxin / maxout of them */
