@@ -48,14 +48,15 @@ for list in "$srcdir"/test/mp/*.list; do
     while read -r prog nps rest; do
         case $prog in ''|'#'*) continue ;; esac
         [ -n "$only" ] && [ "$prog" != "$only" ] && continue
-        exe=$builddir/test/mp/$prog
+        # a name with a slash is a program of the build tree (an example)
+        case $prog in */*) exe=$builddir/$prog ;; *) exe=$builddir/test/mp/$prog ;; esac
         if [ ! -x "$exe" ]; then
             echo "FAIL: $prog: not built ($exe)"; fail=$((fail + 1)); continue
         fi
         read -r -a envs <<< "${rest:-}"
         for np in ${nps//,/ }; do
             [ "$np" -gt "$npmax" ] && continue
-            log=$logdir/$prog.$np.$pass.$fail.log
+            log=$logdir/${prog//\//_}.$np.$pass.$fail.log
             t0=$(date +%s.%N)
             launch "$np" ${envs[@]+"${envs[@]}"} -- "$exe" > "$log" 2>&1 < /dev/null
             rc=$?
