@@ -158,6 +158,11 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
  * queue) that keeps s and tmp until it is freed (req_free). */
 int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
                    struct vc_comm *comm, int tag, struct vc_request **out);
+/* Persistent barrier / allreduce through the node's flag slot set slot
+ * (coll_flags_pset): an inactive request like coll_exec_init's. */
+int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                         size_t count, vc_dtype_t dt, vc_op_t op, int slot, int tag,
+                         struct vc_request **out);
 /* vc_start: an inactive persistent request from round 0 (VC_ERR_REQUEST
  * for any other request); no allocation, no building. */
 int coll_exec_restart(struct vc_request *r);

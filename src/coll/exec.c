@@ -15,10 +15,14 @@
  * schedule and scratch buffer, as an inactive request; every start resets
  * the round state and posts round 0 (no malloc, no building). Its tag was
  * taken at init from the persistent half of the tag space (coll.h).
+ * A small persistent barrier or allreduce of a world on one node runs
+ * instead through a slot set of the node's flag slots reserved for it
+ * (shm_flags.c): a start publishes, progress polls, no messages at all.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "coll.h"
+#include "shm_run.h"
 #include "p2p/p2p.h"
 #include "progress/progress.h"
 #include "dtype/dtype.h"
@@ -39,6 +43,14 @@ typedef struct coll_exec {
     struct vc_request *req_handle;  /* persistent: the request it serves */
     struct vc_request **req;        /* s.max_comm entries */
     struct vc_request *req_inline[EXEC_STACK_REQS];
+    /* a persistent barrier or allreduce through the node's flag slots
+       (shm_flags.c) instead of a schedule: fslot > 0 is its slot set */
+    int fslot, fkind, fpub;
+    uint64_t fseq;                  /* starts so far */
+    size_t fcount;
+    vc_dtype_t fdt;
+    vc_op_t fop;
+    const void *fin;
 } coll_exec_t;
 
 /* Post the comm steps of round `round`: receives first so eager data finds
@@ -166,9 +178,34 @@ static void exec_release(struct vc_request *r)
 static void exec_watch(struct vc_request *r)
 {
     coll_exec_t *x = r->coll;
+    int w;
+    if (x && x->fslot && !coll_flags_ready(x->comm, x->fslot, x->fseq, &w))
+        prog_peer_probe(p2p_prog(x->comm->p2p), comm_world_rank(x->comm, w));
     for (int i = 0; x && i < x->nreq; i++)
         if (!x->req[i]->done)
             prog_peer_probe(p2p_prog(x->comm->p2p), x->req[i]->world_peer);
+}
+
+/* a start through the flag slots: publish once, then done when every
+   rank's contribution is there (a dead rank fails it) */
+static void flags_advance(struct vc_request *r, coll_exec_t *x)
+{
+    if (!x->fpub) {
+        coll_flags_publish(x->comm, x->fslot, x->fin,
+                           x->fkind == COLL_BARRIER ? 0 : x->fcount * dtype_size(x->fdt),
+                           x->fseq);
+        x->fpub = 1;
+    }
+    if (!coll_flags_ready(x->comm, x->fslot, x->fseq, NULL)) {
+        if (!prog_comm_has_dead(p2p_prog(x->comm->p2p), x->comm))
+            return;
+        x->err = VC_ERR_PEER_FAILED;
+    } else if (x->fkind == COLL_ALLREDUCE) {
+        coll_flags_combine(x->comm, x->fslot, x->fseq, x->base[COLL_RBUF], x->fcount, x->fdt,
+                           x->fop);
+    }
+    r->status.error = x->err;
+    r->done = 1;
 }
 
 static int exec_advance(struct vc_request *r)
@@ -176,6 +213,10 @@ static int exec_advance(struct vc_request *r)
     coll_exec_t *x = r->coll;
     if (r->done || x->busy)
         return VC_SUCCESS;
+    if (x->fslot) {
+        flags_advance(r, x);
+        return VC_SUCCESS;
+    }
     x->busy = 1;
     for (;;) {
         if (x->nreq) {
@@ -259,6 +300,8 @@ static void exec_go(struct vc_request *r)
     coll_exec_t *x = r->coll;
     x->round = 0;
     x->err = VC_SUCCESS;
+    x->fseq++;
+    x->fpub = 0;
     r->status.source = VC_ANY_SOURCE;
     r->status.tag = VC_ANY_TAG;
     r->status.error = VC_SUCCESS;
@@ -297,6 +340,25 @@ int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
     r->persist = PERSIST_INACTIVE;
     r->done = 1;            /* nothing in flight: waits return at once */
     *out = r;
+    return VC_SUCCESS;
+}
+
+int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
+                         size_t count, vc_dtype_t dt, vc_op_t op, int slot, int tag,
+                         struct vc_request **out)
+{
+    coll_sched_t s;
+    memset(&s, 0, sizeof s);
+    int rc = coll_exec_init(&s, NULL, rbuf, NULL, comm, tag, out);
+    if (rc)
+        return rc;
+    coll_exec_t *x = (*out)->coll;
+    x->fslot = slot;
+    x->fkind = kind;
+    x->fin = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;
+    x->fcount = count;
+    x->fdt = dt;
+    x->fop = op;
     return VC_SUCCESS;
 }
 

@@ -19,6 +19,7 @@
 #include "comm_priv.h"
 #include "graph.h"
 #include "rules.h"
+#include "shm_run.h"
 #include "boot/boot.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
@@ -237,6 +238,24 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     }
     if (!alg)
         return VC_ERR_INTERNAL;     /* every collective has an algorithm for any call */
+    /* A persistent barrier or small allreduce that a blocking call would
+       run through the flag slots gets a slot set of its own when the world
+       has one left for its init number (the same on every rank): its
+       starts then synchronise through memory too */
+    if (form == FORM_PERSISTENT && (kind == COLL_BARRIER || kind == COLL_ALLREDUCE)) {
+        int set = coll_flags_pset(comm, count * esize, comm->coll_pers_seq);
+        coll_query_t qb;
+        if (set > 0) {
+            query(&qb, kind, FORM_BLOCKING, comm, cc, count, esize, tcount, !commutative, user);
+            const coll_alg_t *b = coll_choose(cc, &qb);
+            if (b && b->run == coll_flags_run) {
+                LOG_DEBUG("coll: %s_init on comm ctx %u (size %d): flags, slot set %d",
+                          coll_kind_name(kind), comm->ctx, comm->size, set);
+                return coll_exec_flags_init(kind, comm, sbuf, rbuf, count, dt, op, set,
+                                            coll_next_persistent_tag(comm), req);
+            }
+        }
+    }
     if (sbuf == VC_IN_PLACE)
         sbuf = NULL;
     if (rbuf == VC_IN_PLACE)

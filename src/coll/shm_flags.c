@@ -43,54 +43,86 @@ int coll_shm_eligible(const struct vc_comm *comm, size_t bytes)
            cs->boot->local_size == cs->size && bytes <= sizeof(((shm_slot_t *)0)->data);
 }
 
-/* Publish my contribution for call `seq` and wait for everyone's. */
-static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, uint64_t seq,
-                    shm_slot_t **all)
+/* The slots of set `first` (0: the blocking calls; 2 + 2k: persistent
+   request k) for call `seq`: mine, and everyone's in rank order. */
+static shm_slot_t *slot_of(const struct vc_comm *comm, int first, int rank, uint64_t seq)
 {
     const coll_state_t *cs = comm->coll;
     shm_slot_t *slots = cs->node_net->ops->node_slots(cs->node_net);
-    int me = cs->rank, n = cs->size, par = (int)(seq & 1);
-    shm_slot_t *mine = &slots[me * NET_SHM_SLOTS + par];
+    return &slots[rank * NET_SHM_SLOTS + first + (int)(seq & 1)];
+}
+
+void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
+                        uint64_t seq)
+{
+    shm_slot_t *mine = slot_of(comm, first, comm->coll->rank, seq);
     if (bytes)
         memcpy(mine->data, in, bytes);
     __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
-    for (int r = 0; r < n; r++) {
-        shm_slot_t *s = &slots[r * NET_SHM_SLOTS + par];
-        unsigned idle = 0;
-        double next_check = 0;
-        while (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) < seq) {
-            int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check);
-            if (rc)
-                return rc;
+}
+
+int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *waiting_on)
+{
+    for (int r = 0; r < comm->coll->size; r++)
+        if (__atomic_load_n(&slot_of(comm, first, r, seq)->seq, __ATOMIC_ACQUIRE) < seq) {
+            if (waiting_on)
+                *waiting_on = r;
+            return 0;
         }
+    return 1;
+}
+
+/* rank 0's data op rank 1's op ... : the same tree on every rank */
+void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
+                        size_t count, vc_dtype_t dt, vc_op_t op)
+{
+    size_t bytes = count * dtype_size(dt);
+    /* aligned as the widest element (16-byte pairs, doubles): the kernels
+       access it as typed elements */
+    uint8_t acc[sizeof(((shm_slot_t *)0)->data)] __attribute__((aligned(16)));
+    if (!bytes)
+        return;
+    memcpy(acc, slot_of(comm, first, 0, seq)->data, bytes);
+    for (int r = 1; r < comm->size; r++)
+        dtype_reduce3(acc, acc, slot_of(comm, first, r, seq)->data, count, dt, op);
+    memcpy(rbuf, acc, bytes);
+}
+
+/* Publish my contribution for call `seq` and wait for everyone's. */
+static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, uint64_t seq)
+{
+    coll_flags_publish(comm, 0, in, bytes, seq);
+    unsigned idle = 0;
+    double next_check = 0;
+    while (!coll_flags_ready(comm, 0, seq, NULL)) {
+        int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check);
+        if (rc)
+            return rc;
     }
-    *all = &slots[par];
     return VC_SUCCESS;
 }
 
 static int flags_barrier(const struct vc_comm *comm, uint64_t *seq)
 {
-    shm_slot_t *all;
-    return exchange(comm, NULL, 0, ++*seq, &all);
+    return exchange(comm, NULL, 0, ++*seq);
 }
 
-static int flags_allreduce(const struct vc_comm *comm, const void *sbuf, void *rbuf, size_t count, vc_dtype_t dt,
-                           vc_op_t op, uint64_t *seq)
+static int flags_allreduce(const struct vc_comm *comm, const void *sbuf, void *rbuf,
+                           size_t count, vc_dtype_t dt, vc_op_t op, uint64_t *seq)
 {
     size_t bytes = count * dtype_size(dt);
-    shm_slot_t *all;
-    int rc = exchange(comm, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++*seq, &all);
-    if (rc || !bytes)
-        return rc;
-    /* rank 0's data op rank 1's op ... : the same tree on every rank */
-    /* aligned as the widest element (16-byte pairs, doubles): the kernels
-       access it as typed elements */
-    uint8_t acc[sizeof all->data] __attribute__((aligned(16)));
-    memcpy(acc, all[0].data, bytes);
-    for (int r = 1; r < comm->size; r++)
-        dtype_reduce3(acc, acc, all[r * NET_SHM_SLOTS].data, count, dt, op);
-    memcpy(rbuf, acc, bytes);
-    return VC_SUCCESS;
+    int rc = exchange(comm, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++*seq);
+    if (!rc)
+        coll_flags_combine(comm, 0, *seq, rbuf, count, dt, op);
+    return rc;
+}
+
+/* The slot set of the persistent request a world communicator's init
+   number `index` would make (inits come in the same order on every rank,
+   so every rank computes the same), or -1 when it has none. */
+int coll_flags_pset(const struct vc_comm *comm, size_t bytes, uint32_t index)
+{
+    return coll_shm_eligible(comm, bytes) && index < NET_SHM_PSETS ? 2 + 2 * (int)index : -1;
 }
 
 /* the caller worked out flags_ok (coll_shm_eligible); the slots reduce

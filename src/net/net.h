@@ -147,8 +147,11 @@ int net_shm_connect(net_t *n);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */
 void net_shm_after_fence(net_t *n);
-/* sizes of the node_slots() flag slots (net_ops_t) */
-#define NET_SHM_SLOTS 2
+/* sizes of the node_slots() flag slots (net_ops_t): two (alternate calls)
+   for the blocking calls, and two for each of NET_SHM_PSETS persistent
+   requests */
+#define NET_SHM_PSETS 8
+#define NET_SHM_SLOTS (2 + 2 * NET_SHM_PSETS)
 #define NET_SHM_SLOT_BYTES 64
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
