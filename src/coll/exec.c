@@ -353,6 +353,7 @@ int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void 
     if (rc)
         return rc;
     coll_exec_t *x = (*out)->coll;
+    (*out)->no_hot = comm->coll->any_node_oversub;
     x->fslot = slot;
     x->fkind = kind;
     x->fin = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;

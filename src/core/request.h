@@ -59,6 +59,9 @@ struct vc_request {
     void (*release)(struct vc_request *r);  /* frees coll state */
     void (*watch)(struct vc_request *r);    /* probe the peers it waits on */
     void *coll;
+    int no_hot;              /* a wait backs off at once (no hot polls): it
+                                waits on memory other ranks write, and they
+                                need the core (an oversubscribed node) */
 };
 
 /* The pool (the context holds it; p2p allocates from it): slabs that are never returned to

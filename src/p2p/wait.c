@@ -172,7 +172,7 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
     prog_t *p = st->prog;
     unsigned idle = 0;
     double next_check = 0;
-    if (!p->yield)
+    if (!p->yield && !r->no_hot)
         for (int i = 0; i < P2P_HOT_POLLS && !r->done && !p->failed; i++)
             prog_poll(p);
     while (!r->done) {
