@@ -46,6 +46,7 @@ typedef struct coll_exec {
     /* a persistent barrier or allreduce through the node's flag slots
        (shm_flags.c) instead of a schedule: fslot > 0 is its slot set */
     int fslot, fkind, fpub;
+    int fnext;                      /* first rank not yet seen this start */
     uint64_t fseq;                  /* starts so far */
     size_t fcount;
     vc_dtype_t fdt;
@@ -178,9 +179,8 @@ static void exec_release(struct vc_request *r)
 static void exec_watch(struct vc_request *r)
 {
     coll_exec_t *x = r->coll;
-    int w;
-    if (x && x->fslot && !coll_flags_ready(x->comm, x->fslot, x->fseq, &w))
-        prog_peer_probe(p2p_prog(x->comm->p2p), comm_world_rank(x->comm, w));
+    if (x && x->fslot && !coll_flags_ready(x->comm, x->fslot, x->fseq, &x->fnext))
+        prog_peer_probe(p2p_prog(x->comm->p2p), comm_world_rank(x->comm, x->fnext));
     for (int i = 0; x && i < x->nreq; i++)
         if (!x->req[i]->done)
             prog_peer_probe(p2p_prog(x->comm->p2p), x->req[i]->world_peer);
@@ -196,7 +196,7 @@ static void flags_advance(struct vc_request *r, coll_exec_t *x)
                            x->fseq);
         x->fpub = 1;
     }
-    if (!coll_flags_ready(x->comm, x->fslot, x->fseq, NULL)) {
+    if (!coll_flags_ready(x->comm, x->fslot, x->fseq, &x->fnext)) {
         if (!prog_comm_has_dead(p2p_prog(x->comm->p2p), x->comm))
             return;
         x->err = VC_ERR_PEER_FAILED;
@@ -302,6 +302,7 @@ static void exec_go(struct vc_request *r)
     x->err = VC_SUCCESS;
     x->fseq++;
     x->fpub = 0;
+    x->fnext = 0;
     r->status.source = VC_ANY_SOURCE;
     r->status.tag = VC_ANY_TAG;
     r->status.error = VC_SUCCESS;

@@ -244,8 +244,8 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
        starts then synchronise through memory too */
     if (form == FORM_PERSISTENT && (kind == COLL_BARRIER || kind == COLL_ALLREDUCE)) {
         int set = coll_flags_pset(comm, count * esize, comm->coll_pers_seq);
-        coll_query_t qb;
         if (set > 0) {
+            coll_query_t qb;
             query(&qb, kind, FORM_BLOCKING, comm, cc, count, esize, tcount, !commutative, user);
             const coll_alg_t *b = coll_choose(cc, &qb);
             if (b && b->run == coll_flags_run) {

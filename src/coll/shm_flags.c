@@ -44,31 +44,35 @@ int coll_shm_eligible(const struct vc_comm *comm, size_t bytes)
 }
 
 /* The slots of set `first` (0: the blocking calls; 2 + 2k: persistent
-   request k) for call `seq`: mine, and everyone's in rank order. */
-static shm_slot_t *slot_of(const struct vc_comm *comm, int first, int rank, uint64_t seq)
+   request k) for call `seq`: rank's, one lookup of the node's slots. */
+static shm_slot_t *slot_of(shm_slot_t *base, int first, int rank, uint64_t seq)
+{
+    return &base[rank * NET_SHM_SLOTS + first + (int)(seq & 1)];
+}
+
+static shm_slot_t *slots(const struct vc_comm *comm)
 {
     const coll_state_t *cs = comm->coll;
-    shm_slot_t *slots = cs->node_net->ops->node_slots(cs->node_net);
-    return &slots[rank * NET_SHM_SLOTS + first + (int)(seq & 1)];
+    return cs->node_net->ops->node_slots(cs->node_net);
 }
 
 void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
                         uint64_t seq)
 {
-    shm_slot_t *mine = slot_of(comm, first, comm->coll->rank, seq);
+    shm_slot_t *mine = slot_of(slots(comm), first, comm->coll->rank, seq);
     if (bytes)
         memcpy(mine->data, in, bytes);
     __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
 }
 
-int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *waiting_on)
+/* ranks before *from have published already: a wait resumes where it
+   stopped instead of scanning every rank again on each poll */
+int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *from)
 {
-    for (int r = 0; r < comm->coll->size; r++)
-        if (__atomic_load_n(&slot_of(comm, first, r, seq)->seq, __ATOMIC_ACQUIRE) < seq) {
-            if (waiting_on)
-                *waiting_on = r;
+    shm_slot_t *base = slots(comm);
+    for (; *from < comm->coll->size; (*from)++)
+        if (__atomic_load_n(&slot_of(base, first, *from, seq)->seq, __ATOMIC_ACQUIRE) < seq)
             return 0;
-        }
     return 1;
 }
 
@@ -82,9 +86,10 @@ void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, voi
     uint8_t acc[sizeof(((shm_slot_t *)0)->data)] __attribute__((aligned(16)));
     if (!bytes)
         return;
-    memcpy(acc, slot_of(comm, first, 0, seq)->data, bytes);
+    shm_slot_t *base = slots(comm);
+    memcpy(acc, slot_of(base, first, 0, seq)->data, bytes);
     for (int r = 1; r < comm->size; r++)
-        dtype_reduce3(acc, acc, slot_of(comm, first, r, seq)->data, count, dt, op);
+        dtype_reduce3(acc, acc, slot_of(base, first, r, seq)->data, count, dt, op);
     memcpy(rbuf, acc, bytes);
 }
 
@@ -94,7 +99,8 @@ static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, ui
     coll_flags_publish(comm, 0, in, bytes, seq);
     unsigned idle = 0;
     double next_check = 0;
-    while (!coll_flags_ready(comm, 0, seq, NULL)) {
+    int from = 0;
+    while (!coll_flags_ready(comm, 0, seq, &from)) {
         int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check);
         if (rc)
             return rc;

@@ -17,12 +17,13 @@ int coll_flags_run(const coll_call_t *c, int *rc);
 /* The flag slots for a persistent barrier or allreduce (exec.c): the slot
  * set of a world's init number index (-1: none; the first NET_SHM_PSETS
  * inits of a world on one node have one each), then per start: publish my
- * contribution for start seq, see whether everyone's is there (else
- * *waiting_on names a rank still missing), combine them in rank order. */
+ * contribution for start seq, see whether everyone's is there (*from: the
+ * first rank not yet seen, 0 at the start of a wait; on 0 returned, the
+ * rank still missing), combine them in rank order. */
 int coll_flags_pset(const struct vc_comm *comm, size_t bytes, uint32_t index);
 void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
                         uint64_t seq);
-int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *waiting_on);
+int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *from);
 void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
                         size_t count, vc_dtype_t dt, vc_op_t op);
 
