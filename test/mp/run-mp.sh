@@ -38,7 +38,7 @@ launch() {   # np, env assignments..., --, program
         env "${envs[@]}" timeout "$tmo" mpirun.openmpi --oversubscribe \
             --mca oob_tcp_if_include lo --mca btl self,vader ${xs[@]+"${xs[@]}"} -np "$np" "$@" ;;
     srun)
-        env "${envs[@]}" timeout "$tmo" srun --mpi=pmix --overcommit -n "$np" \
+        env -u PMIX_MCA_psec "${envs[@]}" timeout "$tmo" srun --mpi=pmix --overcommit -n "$np" \
             --export=ALL "$@" ;;
     esac
 }
