@@ -25,6 +25,8 @@ typedef struct coll_state {
     const struct boot_info *boot;    /* the node map */
     struct net *node_net;            /* node memory for the flag and segment
                                         paths (node_slots, node_bytes), or NULL */
+    void *flag_slots;                /* node_net's slots, looked up once (the
+                                        segment stays mapped where it is) */
     size_t shm_coll_max;             /* VCOLL_SHM_COLL_MAX */
     const char (*coll_alg)[32];      /* VCOLL_<COLL>_ALG, by collective */
     int any_node_oversub;            /* some node runs more ranks than cores

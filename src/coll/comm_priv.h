@@ -48,8 +48,13 @@ typedef struct coll_comm {
     struct coll_graph *graph;   /* neighbour graph (graph.h), or NULL */
 } coll_comm_t;
 
-/* the state of c, made on first use (no communication) */
-coll_comm_t *coll_priv(struct vc_comm *c);
+/* the state of c, made on first use (no communication); inline because
+   every call asks */
+coll_comm_t *coll_priv_alloc(struct vc_comm *c);
+static inline coll_comm_t *coll_priv(struct vc_comm *c)
+{
+    return c->coll_priv ? (coll_comm_t *)c->coll_priv : coll_priv_alloc(c);
+}
 /* VCOLL_<COLL>_ALG as a descriptor (NULL = auto): each communicator's start */
 const coll_alg_t *coll_cfg_forced(const coll_state_t *cs, int kind);
 /* the algorithm for a call: forced if usable, else the rules */

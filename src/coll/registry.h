@@ -81,6 +81,7 @@ typedef struct coll_call {
     vc_dtype_t dt;
     vc_op_t op;
     int root;
+    struct coll_comm *cc;   /* comm's collective state (comm_priv.h) */
 } coll_call_t;
 
 /* the algorithms of kind, in registry order (the order of the

@@ -31,7 +31,7 @@
 /* state only, no communication (also the lazy path if core never called
    coll_comm_init); the layout comes from the job-wide node map, which every
    rank holds alike, so it needs no exchange */
-static coll_comm_t *priv_alloc(struct vc_comm *c)
+coll_comm_t *coll_priv_alloc(struct vc_comm *c)
 {
     coll_comm_t *cc = calloc(1, sizeof *cc);
     int *ids = malloc((size_t)c->size * sizeof *ids);
@@ -55,14 +55,9 @@ static coll_comm_t *priv_alloc(struct vc_comm *c)
     return cc;
 }
 
-coll_comm_t *coll_priv(struct vc_comm *c)
-{
-    return c->coll_priv ? c->coll_priv : priv_alloc(c);
-}
-
 int coll_comm_init(struct vc_comm *c)
 {
-    coll_comm_t *cc = priv_alloc(c);
+    coll_comm_t *cc = coll_priv_alloc(c);
     if (!cc)
         return VC_ERR_NOMEM;
     /* Algorithm choice must be the same on every rank, and nodes may differ
@@ -228,7 +223,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
             *m = (coll_memo_t){count, esize, tcount, user, !commutative, alg};
     }
     if (alg && (alg->props & ALG_SHARED)) {
-        coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root};
+        coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root, cc};
         if (alg->run(&call, &rc))
             return rc;
         /* declined (no segment here), on every member alike */

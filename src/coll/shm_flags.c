@@ -50,10 +50,18 @@ static shm_slot_t *slot_of(shm_slot_t *base, int first, int rank, uint64_t seq)
     return &base[rank * NET_SHM_SLOTS + first + (int)(seq & 1)];
 }
 
-static shm_slot_t *slots(const struct vc_comm *comm)
+static __attribute__((noinline)) shm_slot_t *slots_lookup(coll_state_t *cs)
 {
-    const coll_state_t *cs = comm->coll;
-    return cs->node_net->ops->node_slots(cs->node_net);
+    void *b = cs->node_net->ops->node_slots(cs->node_net);
+    __atomic_store_n(&cs->flag_slots, b, __ATOMIC_RELAXED);
+    return b;
+}
+
+/* every poll of a wait asks: one load after the first */
+static inline shm_slot_t *slots(const struct vc_comm *comm)
+{
+    void *b = __atomic_load_n(&comm->coll->flag_slots, __ATOMIC_RELAXED);
+    return b ? b : slots_lookup(comm->coll);
 }
 
 void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
@@ -140,9 +148,7 @@ int coll_flags_fits(const coll_query_t *q)
 
 int coll_flags_run(const coll_call_t *c, int *rc)
 {
-    coll_comm_t *cc = coll_priv(c->comm);
-    if (!cc)
-        return (*rc = VC_ERR_NOMEM), 1;
+    coll_comm_t *cc = c->cc;
     if (c->kind == COLL_BARRIER)
         *rc = flags_barrier(c->comm, &cc->shm_seq);
     else

@@ -2,35 +2,10 @@
 #include <stdint.h>
 #include "dtype.h"
 
-/* opaque elements (vc_dtype_opaque): the value past this base is the size */
-#define OPAQUE_BASE 0x1000000u
-
-static int is_opaque(vc_dtype_t dt)
-{
-    return (unsigned)dt > OPAQUE_BASE && (unsigned)dt <= OPAQUE_BASE + VC_DTYPE_OPAQUE_MAX;
-}
-
 static int is_pair(vc_dtype_t dt)
 {
     return dt == VC_FLOAT_INT || dt == VC_DOUBLE_INT || dt == VC_INT32_INT ||
            dt == VC_INT64_INT;
-}
-
-size_t dtype_size(vc_dtype_t dt)
-{
-    if (is_opaque(dt))
-        return (unsigned)dt - OPAQUE_BASE;
-    switch (dt) {
-    case VC_BYTE: case VC_INT8: case VC_UINT8: return 1;
-    case VC_INT16: case VC_UINT16: return 2;
-    case VC_INT32: case VC_UINT32: case VC_FLOAT: return 4;
-    case VC_INT64: case VC_UINT64: case VC_DOUBLE: return 8;
-    case VC_FLOAT_INT: return sizeof(dtype_float_int_t);
-    case VC_DOUBLE_INT: return sizeof(dtype_double_int_t);
-    case VC_INT32_INT: return sizeof(dtype_int32_int_t);
-    case VC_INT64_INT: return sizeof(dtype_int64_int_t);
-    }
-    return 0;
 }
 
 int dtype_bytes(vc_dtype_t dt, size_t count, size_t *bytes)
@@ -48,7 +23,7 @@ int dtype_op_check(vc_dtype_t dt, vc_op_t op)
 {
     if (!dtype_size(dt))
         return VC_ERR_DTYPE;
-    if (is_opaque(dt))
+    if (dtype_is_opaque(dt))
         return VC_ERR_OP;     /* no built-in op knows what is inside */
     /* the same matrix as MPI's: a pair has a meaning only for the ops
        that return a location, VC_BYTE is raw bits (no numeric value), and
@@ -67,5 +42,5 @@ int dtype_op_check(vc_dtype_t dt, vc_op_t op)
 
 vc_dtype_t dtype_opaque(size_t size)
 {
-    return (vc_dtype_t)(OPAQUE_BASE + size);
+    return (vc_dtype_t)(DTYPE_OPAQUE_BASE + size);
 }

@@ -14,8 +14,32 @@ typedef struct { double v; int32_t i; } dtype_double_int_t;
 typedef struct { int32_t v; int32_t i; } dtype_int32_int_t;
 typedef struct { int64_t v; int32_t i; } dtype_int64_int_t;
 
-/* element size, or 0 for an unknown dtype */
-size_t dtype_size(vc_dtype_t dt);
+/* opaque elements (vc_dtype_opaque): the value past this base is the size */
+#define DTYPE_OPAQUE_BASE 0x1000000u
+
+static inline int dtype_is_opaque(vc_dtype_t dt)
+{
+    return (unsigned)dt > DTYPE_OPAQUE_BASE &&
+           (unsigned)dt <= DTYPE_OPAQUE_BASE + VC_DTYPE_OPAQUE_MAX;
+}
+
+/* element size, or 0 for an unknown dtype (inline: every call asks) */
+static inline size_t dtype_size(vc_dtype_t dt)
+{
+    if (dtype_is_opaque(dt))
+        return (unsigned)dt - DTYPE_OPAQUE_BASE;
+    switch (dt) {
+    case VC_BYTE: case VC_INT8: case VC_UINT8: return 1;
+    case VC_INT16: case VC_UINT16: return 2;
+    case VC_INT32: case VC_UINT32: case VC_FLOAT: return 4;
+    case VC_INT64: case VC_UINT64: case VC_DOUBLE: return 8;
+    case VC_FLOAT_INT: return sizeof(dtype_float_int_t);
+    case VC_DOUBLE_INT: return sizeof(dtype_double_int_t);
+    case VC_INT32_INT: return sizeof(dtype_int32_int_t);
+    case VC_INT64_INT: return sizeof(dtype_int64_int_t);
+    }
+    return 0;
+}
 /* the opaque type of size bytes (1..VC_DTYPE_OPAQUE_MAX: the caller checks) */
 vc_dtype_t dtype_opaque(size_t size);
 /* VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_OP (built-in ops only; user ops are

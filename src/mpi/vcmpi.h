@@ -295,9 +295,11 @@ extern __thread MPI_Info vcmpi_pinfo;
    counterpart (the two lists are in the same order) */
 static inline int vcmpi_fn(int fn)
 {
-    if (vcmpi_pinit && fn >= FN_Ibarrier && fn <= FN_Iexscan)
+    /* the thread-local flag last: reading it is a __tls_get_addr call in a
+       shared library, which a blocking call need not pay */
+    if (fn >= FN_Ibarrier && fn <= FN_Iexscan && vcmpi_pinit)
         return fn - FN_Ibarrier + FN_Barrier_init;
-    if (vcmpi_pinit && fn >= FN_Ineighbor_allgather && fn <= FN_Ineighbor_alltoallw)
+    if (fn >= FN_Ineighbor_allgather && fn <= FN_Ineighbor_alltoallw && vcmpi_pinit)
         return fn - FN_Ineighbor_allgather + FN_Neighbor_allgather_init;
     return fn;
 }
@@ -308,7 +310,13 @@ void vcmpi_poll(void);
 int vcmpi_block(MPI_Request *req, MPI_Status *status);
 void vcmpi_progress_setup(void);
 
-/* stats.c */
+/* stats.c: the counters are read only for VCOLL_MPI_STATS=1, so only
+   then paid for (a locked add on every call otherwise) */
+static inline void vcmpi_count_taken(int fn)
+{
+    if (vcmpi.stats)
+        __atomic_fetch_add(&vcmpi.taken[fn], 1, __ATOMIC_RELAXED);
+}
 void vcmpi_fallback(int fn, const char *why);
 /* The end of a vcoll attempt. Returns 0 when vcoll refused the arguments
    before any communication (arithmetic on MPI_BYTE and the like: the same
@@ -342,6 +350,11 @@ void vcmpi_report(void);
             return vcmpi_mpi_error(comm, err);                                  \
         }                                                                       \
         rc_ = !(req) ? (bcall) : vcmpi_pinit ? (pcall) : (icall);               \
+        /* the common end, inline: blocking, done, nothing to unpack */         \
+        if (!rc_ && !(req) && !vcmpi_stage_busy(&(stage))) {                    \
+            vcmpi_count_taken(fn_);                                             \
+            return MPI_SUCCESS;                                                 \
+        }                                                                       \
         if (vcmpi_finish(fn_, comm, rc_, req, vr, &(stage), &ret_))             \
             return ret_;                                                        \
     } while (0)
