@@ -109,7 +109,8 @@ static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, ui
     double next_check = 0;
     int from = 0;
     while (!coll_flags_ready(comm, 0, seq, &from)) {
-        int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check);
+        int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check,
+                                comm_world_rank(comm, from));
         if (rc)
             return rc;
     }

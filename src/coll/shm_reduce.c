@@ -180,7 +180,7 @@ int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t cou
             idle = 0;
             continue;
         }
-        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check)))
+        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check, -1)))
             return rc;
     }
     for (int s = 0; s < g->p; s++)

@@ -245,7 +245,12 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
             idle = 0;
             continue;
         }
-        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check)))
+        /* the first member I still read from is the one to wait for */
+        int from = -1;
+        for (int s = 0; s < p && from < 0; s++)
+            if (s != me && dst[s] && rdp[s] < (len[s] + C - 1) / C)
+                from = comm_world_rank(g->comm, s);
+        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check, from)))
             break;
     }
     if (!rc)
@@ -308,7 +313,8 @@ int coll_shm_seg_barrier(struct coll_shmseg *g, int me)
     seg_store(seg_bar(g, me), b);
     for (int s = 0; s < g->p; s++)
         while (seg_load(seg_bar(g, s)) < b) {
-            int rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check);
+            int rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check,
+                                    comm_world_rank(g->comm, s));
             if (rc)
                 return rc;
         }

@@ -103,6 +103,61 @@ static int32_t node_oversubscribed(const struct vc_ctx *c)
     return online > 0 && c->boot.local_size > online;
 }
 
+/* Which ranks of my node are bound to a core of mine? Each rank publishes
+ * its CPU set with the endpoints (one key, no extra fence). A peer is near
+ * when both of us are bound (fewer CPUs than the node has), our sets meet,
+ * and more ranks are bound into my set than it has CPUs: only then must
+ * one of us be off the CPU while the other runs. Ranks that merely share
+ * a job's allocation (8 ranks unbound in 8 CPUs of 64) are not near, nor
+ * are unbound ranks: the kernel moves them, so the plain spin stays
+ * (prog_spin_for). */
+#define CPUS_KEY "vc.cpus"
+
+static int bound_cpus(cpu_set_t *set)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(set);
+    if (sched_getaffinity(0, sizeof *set, set) != 0)
+        return 0;
+    return online > 0 && CPU_COUNT(set) < online;
+}
+
+static int find_near(struct vc_ctx *c)
+{
+    cpu_set_t mine, theirs, both;
+    const boot_info_t *b = &c->boot;
+    if (!bound_cpus(&mine) || b->local_size < 2)
+        return VC_SUCCESS;
+    uint8_t *near = calloc((size_t)c->size, 1);
+    if (!near)
+        return VC_ERR_NOMEM;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = 0;
+    for (int i = 0; i < b->local_size; i++) {
+        int w = b->local_peers[i];
+        size_t len = sizeof theirs;
+        if (w == c->rank || boot_get(&c->boot, w, CPUS_KEY, &theirs, &len) ||
+            len != sizeof theirs)
+            continue;
+        CPU_AND(&both, &mine, &theirs);
+        /* a peer bound to every CPU would meet mine without sharing it */
+        if (CPU_COUNT(&both) && CPU_COUNT(&theirs) < online) {
+            near[w] = 1;
+            n++;
+        }
+    }
+    if (n + 1 <= CPU_COUNT(&mine))
+        n = 0;      /* my CPUs are enough for all of us */
+    if (!n) {
+        free(near);
+        return VC_SUCCESS;
+    }
+    LOG_DEBUG("%d rank(s) of this node bound to CPUs of mine, more ranks than CPUs: waits "
+              "for them yield at once", n);
+    c->prog.near = near;
+    return VC_SUCCESS;
+}
+
 /* After the endpoint fence: is any node oversubscribed? One Get per node
  * (its lowest rank's flag), not per rank, and no message: every rank
  * reads the same data, so every rank comes to the same answer. */
@@ -189,6 +244,10 @@ static int open_transports(struct vc_ctx *c)
     int32_t ovs = node_oversubscribed(c);
     if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))
         return rc;
+    cpu_set_t cpus;
+    bound_cpus(&cpus);
+    if (c->boot.local_size > 1 && (rc = boot_put(&c->boot, CPUS_KEY, &cpus, sizeof cpus)))
+        return rc;
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(&c->boot, 1)))
         return rc;
@@ -197,7 +256,7 @@ static int open_transports(struct vc_ctx *c)
      * the job (with the message) rather than leaving it hanging. */
     if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
         boot_abort(&c->boot, VC_ERR_ARG, err);
-    if ((rc = agree_oversub(c)))
+    if ((rc = agree_oversub(c)) || (rc = find_near(c)))
         return rc;
 
     /* the progress layer polls them in this order, and knows which one

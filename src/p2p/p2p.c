@@ -489,7 +489,8 @@ int p2p_probe(int source, int tag, struct vc_comm *comm, int ctx_off, vc_status_
         }
         /* nothing is owed to a probe: without this it would spin forever
            once the peer is gone */
-        p2p_idle_step(comm->p2p, &idle, &next_check, &w);
+        p2p_idle_step(comm->p2p, &idle, &next_check, &w,
+                      prog_spin_for(comm->p2p->prog, w.world_peer));
         if (w.done)
             return w.status.error;
     }

@@ -62,10 +62,11 @@ int p2p_fail_if_dead(struct p2p_state *st, struct vc_request *r);
 void p2p_test_idle(struct p2p_state *st, struct vc_request *r);
 /* the same for the unfinished, non-NULL entries of rs (testany, testall) */
 void p2p_test_idle_n(struct p2p_state *st, int n, struct vc_request *const *rs);
-/* One idle step of a wait on r: back off, fail r if a peer it involves is
- * dead, now and then probe those peers. */
+/* One idle step of a wait on r: back off (spin empty polls before
+ * yielding: prog_spin_for), fail r if a peer it involves is dead, now and
+ * then probe those peers. */
 void p2p_idle_step(struct p2p_state *st, unsigned *idle, double *next_check,
-                   struct vc_request *r);
+                   struct vc_request *r, int spin);
 /* drop queued packets/receives that belong to r (peer failed) */
 void p2p_cancel(struct p2p_state *st, struct vc_request *r);
 

@@ -123,9 +123,9 @@ static void watch(struct p2p_state *st, struct vc_request *r, int due)
 }
 
 void p2p_idle_step(struct p2p_state *st, unsigned *idle, double *next_check,
-                   struct vc_request *r)
+                   struct vc_request *r, int spin)
 {
-    prog_backoff(st->prog, idle);
+    prog_backoff_spin(st->prog, idle, spin);
     /* another thread may have finished r while the lock was given up */
     if (!r->done)
         watch(st, r, prog_probe_due(st->prog, *idle, next_check));
@@ -172,7 +172,8 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
     prog_t *p = st->prog;
     unsigned idle = 0;
     double next_check = 0;
-    if (!p->yield && !r->no_hot)
+    int spin = prog_spin_for(p, r->world_peer);
+    if (!p->yield && !r->no_hot && spin)
         for (int i = 0; i < P2P_HOT_POLLS && !r->done && !p->failed; i++)
             prog_poll(p);
     while (!r->done) {
@@ -187,7 +188,7 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
             if (p->pass)
                 p->pass();
         } else {
-            p2p_idle_step(st, &idle, &next_check, r);
+            p2p_idle_step(st, &idle, &next_check, r, spin);
         }
     }
     return r->status.error;

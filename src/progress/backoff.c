@@ -34,22 +34,27 @@ static void idle_hook(prog_t *p, unsigned idle)
     in_idle_hook = 0;
 }
 
-void prog_backoff(prog_t *p, unsigned *idle)
+void prog_backoff_spin(prog_t *p, unsigned *idle, int spin)
 {
     idle_hook(p, *idle);
     if (p->yield) {
         /* every wait loop comes through here: the one place where other
            threads get the lock while this one waits */
-        p->yield(++*idle < (unsigned)p->spin);
+        p->yield(++*idle < (unsigned)spin);
         return;
     }
-    if (++*idle < (unsigned)p->spin) {
+    if (++*idle < (unsigned)spin) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
         return;
     }
     sched_yield();
+}
+
+void prog_backoff(prog_t *p, unsigned *idle)
+{
+    prog_backoff_spin(p, idle, p->spin);
 }
 
 double prog_now(void)

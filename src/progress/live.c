@@ -77,16 +77,18 @@ int prog_peer_probe(prog_t *p, int w)
     return 0;
 }
 
-int prog_wait_step(prog_t *p, const struct vc_comm *comm, unsigned *idle, double *next_check)
+int prog_wait_step(prog_t *p, const struct vc_comm *comm, unsigned *idle, double *next_check,
+                   int peer)
 {
+    int spin = prog_spin_for(p, peer);
     if (prog_comm_has_dead(p, comm))
         return VC_ERR_PEER_FAILED;
     /* progress now and then, so p2p backlogs and non-blocking collectives
        still move while this wait watches memory */
     if ((*idle & 15) == 15 && prog_poll(p) > 0)
         return VC_SUCCESS;
-    prog_backoff(p, idle);
-    if (*idle < (unsigned)p->spin || (*idle & 63))
+    prog_backoff_spin(p, idle, spin);
+    if (*idle < (unsigned)spin || (*idle & 63))
         return VC_SUCCESS;
     double t = prog_now();
     if (*next_check == 0 || t >= *next_check) {

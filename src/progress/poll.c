@@ -33,8 +33,10 @@ void prog_fini(prog_t *p)
 {
     free(p->dead);
     free(p->net_of);
+    free(p->near);
     p->dead = NULL;
     p->net_of = NULL;
+    p->near = NULL;
     p->nnets = p->npollers = 0;
 }
 

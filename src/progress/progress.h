@@ -51,6 +51,8 @@ typedef struct prog {
     net_liveness_t live;             /* the liveness detector, if any */
     double peer_check;               /* VCOLL_PEER_CHECK, seconds */
     int spin;                        /* empty polls before a wait yields */
+    uint8_t *near;                   /* [size]: world rank bound to a core of
+                                        mine (NULL: none known) */
     uint8_t *dead;                   /* [size]: world rank found dead */
     int ndead;
     int dead_peer;                   /* first rank found dead, or -1 */
@@ -85,6 +87,16 @@ int prog_net_error(const prog_t *p, const net_t *n);
 /* A blocking loop found nothing to do: spin first, then yield (and run the
  * idle hook now and then, and let other threads into the library). */
 void prog_backoff(prog_t *p, unsigned *idle);
+/* The empty polls before a wait for world rank w (-1: unknown) yields.
+ * A rank bound to a core of mine can only run when I leave it: waiting
+ * for it, every pause before yielding is its time lost, so yield at once.
+ * Anyone else may be running on another core right now: spin first. */
+static inline int prog_spin_for(const prog_t *p, int w)
+{
+    return p->near && w >= 0 && p->near[w] ? 0 : p->spin;
+}
+/* prog_backoff with spin empty polls before yielding */
+void prog_backoff_spin(prog_t *p, unsigned *idle, int spin);
 /* 1 when a waiting loop's peers are due for a probe: every
  * VCOLL_PEER_CHECK seconds, looked at only after the spin phase */
 int prog_probe_due(prog_t *p, unsigned idle, double *next_check);
@@ -104,7 +116,9 @@ int prog_comm_has_dead(const prog_t *p, const struct vc_comm *comm);
 /* An idle step of a wait on something other than a request (shared-memory
  * flags, a communicator's segment): progress, back off, probe this node's
  * peers. VC_ERR_PEER_FAILED if a member of comm died (failures are scoped:
- * a death outside comm does not end the wait). */
-int prog_wait_step(prog_t *p, const struct vc_comm *comm, unsigned *idle, double *next_check);
+ * a death outside comm does not end the wait). peer: the world rank the
+ * wait is for, if one is (prog_spin_for), else -1. */
+int prog_wait_step(prog_t *p, const struct vc_comm *comm, unsigned *idle, double *next_check,
+                   int peer);
 
 #endif

@@ -49,6 +49,21 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=$(timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo -np 3 $hello 2>&1)
 if [ $? -eq 0 ] && echo "$out" | grep -q "rank 2 of 3"; then ok "mpirun -np 3 hello"; else bad "mpirun hello" "$out"; fi
+# ranks bound together to fewer CPUs than they are wait for each other by
+# yielding at once (lifecycle find_near); ranks with a CPU each do not
+if [ "$(getconf _NPROCESSORS_ONLN)" -gt 1 ] && command -v taskset >/dev/null; then
+    near="rank(s) of this node bound to CPUs of mine"
+    out=$(VCOLL_LOG=debug timeout 60 taskset -c 0 mpirun.openmpi --oversubscribe --bind-to none \
+          --mca oob_tcp_if_include lo -x VCOLL_LOG -np 3 $hello 2>&1)
+    if [ $? -eq 0 ] && [ "$(echo "$out" | grep -c "2 $near")" = 3 ]; then
+        ok "3 ranks bound to one CPU: each yields at once to the other two"
+    else bad "3 ranks on one CPU" "$out"; fi
+    out=$(VCOLL_LOG=debug timeout 60 taskset -c 0,1 mpirun.openmpi --oversubscribe --bind-to none \
+          --mca oob_tcp_if_include lo -x VCOLL_LOG -np 2 $hello 2>&1)
+    if [ $? -eq 0 ] && echo "$out" | grep -q "rank 1 of 2" && ! echo "$out" | grep -q "$near"; then
+        ok "2 ranks on 2 CPUs: nobody is near"
+    else bad "2 ranks on 2 CPUs" "$out"; fi
+fi
 out=$(VCOLL_NET=bogus timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo -x VCOLL_NET -np 2 $hello 2>&1)
 if [ $? -ne 0 ] && echo "$out" | grep -q "VCOLL_NET"; then ok "bad VCOLL_NET value named at vc_init"
 else bad "bad VCOLL_NET" "$out"; fi
