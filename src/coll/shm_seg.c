@@ -207,6 +207,17 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
     uint64_t rd[64], *rdp = p <= 64 ? rd : calloc((size_t)p, sizeof *rdp);
     unsigned idle = 0;
     double next_check = 0;
+    /* a stream from one other member (bcast) waits for that member; one
+       from every member (allgather) names none and keeps the spin, as the
+       flag slots do: there everyone waits and is waited for */
+    int from = -1, nsrc = 0;
+    for (int s = 0; s < p; s++)
+        if (len[s]) {
+            from = s == me ? -1 : comm_world_rank(g->comm, s);
+            nsrc++;
+        }
+    if (nsrc != 1)
+        from = -1;
 
     if (!rdp)
         return VC_ERR_NOMEM;
@@ -245,11 +256,6 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
             idle = 0;
             continue;
         }
-        /* the first member I still read from is the one to wait for */
-        int from = -1;
-        for (int s = 0; s < p && from < 0; s++)
-            if (s != me && dst[s] && rdp[s] < (len[s] + C - 1) / C)
-                from = comm_world_rank(g->comm, s);
         if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check, from)))
             break;
     }
