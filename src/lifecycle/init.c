@@ -244,9 +244,11 @@ static int open_transports(struct vc_ctx *c)
     int32_t ovs = node_oversubscribed(c);
     if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))
         return rc;
+    /* the whole set only where bound (an unbound rank is near no one): one
+       byte instead of 128 per rank in the job-wide exchange */
     cpu_set_t cpus;
-    bound_cpus(&cpus);
-    if (c->boot.local_size > 1 && (rc = boot_put(&c->boot, CPUS_KEY, &cpus, sizeof cpus)))
+    size_t cpus_len = bound_cpus(&cpus) ? sizeof cpus : 1;
+    if (c->boot.local_size > 1 && (rc = boot_put(&c->boot, CPUS_KEY, &cpus, cpus_len)))
         return rc;
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(&c->boot, 1)))
