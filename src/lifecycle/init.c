@@ -113,25 +113,24 @@ static int32_t node_oversubscribed(const struct vc_ctx *c)
  * (prog_spin_for). */
 #define CPUS_KEY "vc.cpus"
 
-static int bound_cpus(cpu_set_t *set)
+static int bound_cpus(cpu_set_t *set, long online)
 {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
     CPU_ZERO(set);
     if (sched_getaffinity(0, sizeof *set, set) != 0)
         return 0;
     return online > 0 && CPU_COUNT(set) < online;
 }
 
-static int find_near(struct vc_ctx *c)
+/* mine: my CPU set as published (bound_cpus) */
+static int find_near(struct vc_ctx *c, const cpu_set_t *mine, long online)
 {
-    cpu_set_t mine, theirs, both;
+    cpu_set_t theirs, both;
     const boot_info_t *b = &c->boot;
-    if (!bound_cpus(&mine) || b->local_size < 2)
+    if (b->local_size < 2)
         return VC_SUCCESS;
     uint8_t *near = calloc((size_t)c->size, 1);
     if (!near)
         return VC_ERR_NOMEM;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
     int n = 0;
     for (int i = 0; i < b->local_size; i++) {
         int w = b->local_peers[i];
@@ -139,14 +138,14 @@ static int find_near(struct vc_ctx *c)
         if (w == c->rank || boot_get(&c->boot, w, CPUS_KEY, &theirs, &len) ||
             len != sizeof theirs)
             continue;
-        CPU_AND(&both, &mine, &theirs);
+        CPU_AND(&both, mine, &theirs);
         /* a peer bound to every CPU would meet mine without sharing it */
         if (CPU_COUNT(&both) && CPU_COUNT(&theirs) < online) {
             near[w] = 1;
             n++;
         }
     }
-    if (n + 1 <= CPU_COUNT(&mine))
+    if (n + 1 <= CPU_COUNT(mine))
         n = 0;      /* my CPUs are enough for all of us */
     if (!n) {
         free(near);
@@ -247,8 +246,10 @@ static int open_transports(struct vc_ctx *c)
     /* the whole set only where bound (an unbound rank is near no one): one
        byte instead of 128 per rank in the job-wide exchange */
     cpu_set_t cpus;
-    size_t cpus_len = bound_cpus(&cpus) ? sizeof cpus : 1;
-    if (c->boot.local_size > 1 && (rc = boot_put(&c->boot, CPUS_KEY, &cpus, cpus_len)))
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int bound = bound_cpus(&cpus, online);
+    if (c->boot.local_size > 1 &&
+        (rc = boot_put(&c->boot, CPUS_KEY, &cpus, bound ? sizeof cpus : 1)))
         return rc;
     /* the one fence that publishes every endpoint blob */
     if ((rc = boot_fence(&c->boot, 1)))
@@ -258,7 +259,7 @@ static int open_transports(struct vc_ctx *c)
      * the job (with the message) rather than leaving it hanging. */
     if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
         boot_abort(&c->boot, VC_ERR_ARG, err);
-    if ((rc = agree_oversub(c)) || (rc = find_near(c)))
+    if ((rc = agree_oversub(c)) || (bound && (rc = find_near(c, &cpus, online))))
         return rc;
 
     /* the progress layer polls them in this order, and knows which one

@@ -14,16 +14,11 @@ static const char *const fn_name[FN_COUNT] = {
 };
 
 /* counters are per process and only summed at the end: a relaxed atomic
-   add keeps MPI_THREAD_MULTIPLE programs exact without a lock */
-static void count(uint64_t *c)
-{
-    if (vcmpi.stats)
-        __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
-}
+   add (vcmpi_count) keeps MPI_THREAD_MULTIPLE programs exact without a lock */
 
 void vcmpi_fallback(int fn, const char *why)
 {
-    count(&vcmpi.fallback[fn]);
+    vcmpi_count(&vcmpi.fallback[fn]);
     vcmpi_log("%s falls back to MPI: %s", fn_name[fn], why);
 }
 

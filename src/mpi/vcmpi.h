@@ -312,10 +312,14 @@ void vcmpi_progress_setup(void);
 
 /* stats.c: the counters are read only for VCOLL_MPI_STATS=1, so only
    then paid for (a locked add on every call otherwise) */
-static inline void vcmpi_count_taken(int fn)
+static inline void vcmpi_count(uint64_t *c)
 {
     if (vcmpi.stats)
-        __atomic_fetch_add(&vcmpi.taken[fn], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+static inline void vcmpi_count_taken(int fn)
+{
+    vcmpi_count(&vcmpi.taken[fn]);
 }
 void vcmpi_fallback(int fn, const char *why);
 /* The end of a vcoll attempt. Returns 0 when vcoll refused the arguments

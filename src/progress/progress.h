@@ -51,8 +51,9 @@ typedef struct prog {
     net_liveness_t live;             /* the liveness detector, if any */
     double peer_check;               /* VCOLL_PEER_CHECK, seconds */
     int spin;                        /* empty polls before a wait yields */
-    uint8_t *near;                   /* [size]: world rank bound to a core of
-                                        mine (NULL: none known) */
+    uint8_t *near;                   /* [size]: world rank bound to CPUs of
+                                        mine, more ranks than CPUs there
+                                        (prog_spin_for; NULL: none) */
     uint8_t *dead;                   /* [size]: world rank found dead */
     int ndead;
     int dead_peer;                   /* first rank found dead, or -1 */
