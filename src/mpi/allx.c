@@ -238,38 +238,3 @@ int MPI_Alltoallw(const void *sb, const int scs[], const int sds[], const MPI_Da
                    PMPI_Alltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm),
                    VCMPI_PMPI(Alltoallw, sb, scs, sds, sts, rb, rcs, rds, rts, comm));
 }
-
-#if VCMPI_HAVE_PCOLL
-/* the persistent forms (MPI-4): the non-blocking body, persistent */
-
-int VCMPI_PINIT(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, barrier(comm, req));
-}
-
-int VCMPI_PINIT(Allgather)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
-                           MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, allgather(sb, sc, st, rb, rc, rt, comm, req));
-}
-
-int VCMPI_PINIT(Alltoall)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
-                          MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, alltoall(sb, sc, st, rb, rc, rt, comm, req));
-}
-
-int VCMPI_PINIT(Allgatherv)(const void *sb, int sc, MPI_Datatype st, void *rb,
-                            const int rcs[], const int ds[], MPI_Datatype rt, MPI_Comm comm,
-                            MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, allgatherv(sb, sc, st, rb, rcs, ds, rt, comm, req));
-}
-
-int VCMPI_PINIT(Alltoallv)(const void *sb, const int scs[], const int sds[],
-                           MPI_Datatype st, void *rb, const int rcs[], const int rds[],
-                           MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req));
-}
-#endif

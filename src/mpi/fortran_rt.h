@@ -42,6 +42,7 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
     extern __typeof__(fn) sym __attribute__((alias(#fn), visibility("default")));
 #ifdef VCF_F08
 #define VCF_NAMES(fn, name, NAME) VCF_ALIAS(fn, mpi_##name##_f08_)
+#define VCF_PNAMES(fn, name, NAME) VCF_NAMES(fn, name, NAME)
 /* a status is MPI_F08_status; MPI_STATUS_IGNORE is its own object */
 #define VCF_STATUS_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUS_IGNORE)
 #define VCF_STATUSES_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUSES_IGNORE)
@@ -51,6 +52,13 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 #define VCF_NAMES(fn, name, NAME)                                              \
     VCF_ALIAS(fn, mpi_##name) VCF_ALIAS(fn, mpi_##name##_)                     \
     VCF_ALIAS(fn, mpi_##name##__) VCF_ALIAS(fn, NAME) VCF_ALIAS(fn, ompi_##name##_f)
+/* a persistent collective (NAME: ALLREDUCE_INIT): Open MPI 4.1 has them in
+   its pcollreq extension, as mpix_allreduce_init_ (mpif-ext.h, mpi_ext)
+   and ompix_allreduce_init_f (called by mpi_f08_ext's wrapper) */
+#define VCF_PNAMES(fn, name, NAME)                                             \
+    VCF_ALIAS(fn, mpix_##name) VCF_ALIAS(fn, mpix_##name##_)                   \
+    VCF_ALIAS(fn, mpix_##name##__) VCF_ALIAS(fn, MPIX_##NAME)                  \
+    VCF_ALIAS(fn, ompix_##name##_f)
 /* a status is MPI_STATUS_SIZE INTEGERs */
 #define VCF_STATUS_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUS_IGNORE)
 #define VCF_STATUSES_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUSES_IGNORE)

@@ -7,11 +7,17 @@ VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 	src/mpi/progress.c src/mpi/neighbor.c
 # Only the MPI entry points are its interface: C's, and the Fortran
 # bindings' (fortran_rt.h), generated from one table.
-VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPIX?_|mpix?_|ompi_)'
+# Calls between its own entry points (a Fortran or persistent form calling
+# the C one) bind inside the library (-Bsymbolic-functions): a profiling
+# tool's MPI_Iallreduce must not take the place of the body a persistent
+# init runs, which would hand back MPI's non-persistent request.
+VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPIX?_|mpix?_|ompix?_)' \
+	-Wl,-Bsymbolic-functions
 VCMPI_SOURCES += src/mpi/fortran_rt.h src/mpi/fortran_rt.c
-# the Fortran entry points and the large-count forms, from one table
-VCMPI_GEN = src/mpi/fortran.c src/mpi/large.c
-src/mpi/fortran.c src/mpi/large.c: $(srcdir)/src/mpi/calls.tab $(srcdir)/src/mpi/gen-calls.sh
+# the Fortran entry points, the large-count and the persistent forms, from
+# one table
+VCMPI_GEN = src/mpi/fortran.c src/mpi/large.c src/mpi/persist.c
+src/mpi/fortran.c src/mpi/large.c src/mpi/persist.c: $(srcdir)/src/mpi/calls.tab $(srcdir)/src/mpi/gen-calls.sh
 	$(AM_V_GEN)$(MKDIR_P) src/mpi && \
 	$(SHELL) $(srcdir)/src/mpi/gen-calls.sh $(@F:.c=) $(srcdir)/src/mpi/calls.tab > $@.tmp && \
 	mv $@.tmp $@

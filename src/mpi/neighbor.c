@@ -214,35 +214,3 @@ int MPI_Neighbor_alltoallw(const void *sb, const int scs[], const MPI_Aint sds[]
                    PMPI_Neighbor_alltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm),
                    MPI_ERR_INTERN);
 }
-
-#if VCMPI_HAVE_PCOLL
-/* the persistent forms (MPI-4) */
-int VCMPI_PINIT(Neighbor_allgather)(const void *sb, int sc, MPI_Datatype st, void *rb,
-                                    int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
-                                    MPI_Request *req)
-{
-    VCMPI_PERSIST(info, allgather(sb, sc, st, rb, rc, rt, comm, req));
-}
-
-int VCMPI_PINIT(Neighbor_allgatherv)(const void *sb, int sc, MPI_Datatype st, void *rb,
-                                     const int rcs[], const int ds[], MPI_Datatype rt,
-                                     MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, allgatherv(sb, sc, st, rb, rcs, ds, rt, comm, req));
-}
-
-int VCMPI_PINIT(Neighbor_alltoall)(const void *sb, int sc, MPI_Datatype st, void *rb,
-                                   int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
-                                   MPI_Request *req)
-{
-    VCMPI_PERSIST(info, alltoall(sb, sc, st, rb, rc, rt, comm, req));
-}
-
-int VCMPI_PINIT(Neighbor_alltoallv)(const void *sb, const int scs[], const int sds[],
-                                    MPI_Datatype st, void *rb, const int rcs[],
-                                    const int rds[], MPI_Datatype rt, MPI_Comm comm,
-                                    MPI_Info info, MPI_Request *req)
-{
-    VCMPI_PERSIST(info, alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req));
-}
-#endif

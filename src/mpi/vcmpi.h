@@ -240,13 +240,6 @@ int vcmpi_stage_unpack(vcmpi_stage_t *s);
 /* ok: unpack (the call succeeded); then free everything */
 int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
 
-/* MPI's persistent form of a collective as the fallback (pcall), or an
-   error where this MPI has none (then no program can call the entry) */
-#if VCMPI_HAVE_PCOLL
-#define VCMPI_PMPI(name, ...) VCMPI_PPINIT(name)(__VA_ARGS__, vcmpi_pinfo, R_)
-#else
-#define VCMPI_PMPI(name, ...) MPI_ERR_INTERN
-#endif
 
 #define VCMPI_BUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (void *)(b))
 #define VCMPI_CBUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (const void *)(b))
@@ -281,6 +274,14 @@ extern __thread MPI_Info vcmpi_pinfo;
 #define VCMPI_PPINIT(name) PMPIX_##name##_init
 #else
 #define VCMPI_HAVE_PCOLL 0
+#endif
+/* MPI's persistent form of a collective as the fallback (pcall), or an
+   error where this MPI has none (then no program can call the entry).
+   After VCMPI_HAVE_PCOLL: an #if on an undefined name reads 0. */
+#if VCMPI_HAVE_PCOLL
+#define VCMPI_PMPI(name, ...) VCMPI_PPINIT(name)(__VA_ARGS__, vcmpi_pinfo, R_)
+#else
+#define VCMPI_PMPI(name, ...) MPI_ERR_INTERN
 #endif
 /* the body of a persistent entry point: call, with the flags set */
 #define VCMPI_PERSIST(info, call)                                               \

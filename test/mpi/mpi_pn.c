@@ -9,7 +9,8 @@
  * started in opposite orders on even and odd ranks and completed in one
  * MPI_Waitall with point-to-point requests mixed in; MPI_Startall with
  * MPI_Waitall, MPI_Request_get_status polling, MPI_Waitany over inactive
- * requests; MPI_Request_free of an inactive request. Neighbourhood: a 2-D
+ * requests; MPI_Request_free of an inactive request; a persistent call that
+ * falls back to the MPI (a communicator the drop-in did not see made). Neighbourhood: a 2-D
  * periodic grid (MPI_Dims_create) and its dup, a 1-D non-periodic grid
  * (MPI_PROC_NULL edges), a distributed graph with every edge listed twice,
  * a symmetric MPI_Graph_create ring; allgather(v), alltoall(v), blocking,
@@ -74,6 +75,28 @@ static void persistent(void)
     }
     /* waiting on an inactive request returns at once */
     MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+
+    /* one that falls back: on a communicator made behind the drop-in (as a
+       tool's PMPI_Comm_dup makes one) the MPI's own persistent request is
+       made, started, waited and freed through the drop-in's entries */
+    MPI_Comm behind;
+    MPI_Request pr;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &behind);
+    int rc = PINIT(Allreduce)(in, out, 8, MPI_INT, MPI_MAX, behind, MPI_INFO_NULL, &pr);
+    CHECK(rc == MPI_SUCCESS, "persistent allreduce on a communicator made by PMPI_Comm_dup: "
+          "error %d", rc);
+    for (int it = 0; rc == MPI_SUCCESS && it < 2; it++) {
+        for (int i = 0; i < 8; i++)
+            in[i] = val(rank, 2, it, i);
+        MPI_Start(&pr);
+        MPI_Wait(&pr, MPI_STATUS_IGNORE);
+        for (int i = 0; i < 8; i++)
+            CHECK(out[i] == val(size - 1, 2, it, i), "fallen-back allreduce start %d [%d] = %d",
+                  it, i, out[i]);
+    }
+    if (rc == MPI_SUCCESS)
+        MPI_Request_free(&pr);
+    PMPI_Comm_free(&behind);
 
     /* bcast: the root's strided layout, everyone else's contiguous one */
     MPI_Datatype strided;
