@@ -59,9 +59,10 @@ struct vc_request {
     void (*release)(struct vc_request *r);  /* frees coll state */
     void (*watch)(struct vc_request *r);    /* probe the peers it waits on */
     void *coll;
-    int no_hot;              /* a wait backs off at once (no hot polls): it
-                                waits on memory other ranks write, and they
-                                need the core (an oversubscribed node) */
+    /* optional: how a blocking wait completes it, instead of the progress
+       loop (a start through the flag slots watches memory other ranks
+       write, as the blocking call does) */
+    int (*wait)(struct vc_request *r);
 };
 
 /* The pool (the context holds it; p2p allocates from it): slabs that are never returned to

@@ -172,8 +172,10 @@ int p2p_wait(struct p2p_state *st, struct vc_request *r)
     prog_t *p = st->prog;
     unsigned idle = 0;
     double next_check = 0;
+    if (r->wait && !r->done)
+        return r->wait(r);
     int spin = prog_spin_for(p, r->world_peer);
-    if (!p->yield && !r->no_hot && spin)
+    if (!p->yield && spin)
         for (int i = 0; i < P2P_HOT_POLLS && !r->done && !p->failed; i++)
             prog_poll(p);
     while (!r->done) {

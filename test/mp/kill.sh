@@ -52,5 +52,9 @@ for np in 2 4; do
     MP_KILL_MODE=any check "mpirun np=$np kill -9 during waitany/probe" $np \
         "detected failure of rank " mpirun -x MP_KILL_MODE -np $np $prog
 done
+# a wait on a started persistent allreduce / barrier (the flag slots'
+# own loop, not the progress loop): the same bound
+MP_KILL_MODE=persistent check "mpirun np=3 kill -9 during persistent waits" 3 \
+    "detected failure of rank " mpirun -x MP_KILL_MODE -np 3 $prog
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

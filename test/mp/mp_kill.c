@@ -20,6 +20,11 @@
  * request to watch: rank 0 in vc_waitany over a null entry, a receive from
  * the victim and one from a live rank that never sends; rank 1 in vc_probe
  * on the victim, the others in a wildcard vc_probe.
+ *
+ * MP_KILL_MODE=persistent: every rank makes a persistent allreduce (8 B,
+ * through the flag slots when the world is on one node) and a persistent
+ * barrier; the survivors start them and wait in vc_wait (rank 0: the
+ * allreduce, the others the barrier) for a victim that never starts.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -39,6 +44,13 @@ int main(int argc, char **argv)
     int stop = mode && strcmp(mode, "stop") == 0;
     int late = mode && strcmp(mode, "send") == 0;
     int any = mode && strcmp(mode, "any") == 0;
+    int pers = mode && strcmp(mode, "persistent") == 0;
+    int px = mp_rank, py = 0;
+    vc_request_t pr[2] = {VC_REQUEST_NULL, VC_REQUEST_NULL};
+    if (pers) {     /* inits are matched in order: the victim makes them too */
+        OK(vc_allreduce_init(&px, &py, 1, VC_INT32, VC_SUM, VC_COMM_WORLD, &pr[0]));
+        OK(vc_barrier_init(VC_COMM_WORLD, &pr[1]));
+    }
     mp_sync();
     if (mp_rank == victim) {
         if (stop)
@@ -64,6 +76,10 @@ int main(int argc, char **argv)
         rc = vc_waitany(3, rq, &idx, &st);
         if (rc == VC_ERR_PEER_FAILED && (idx != 1 || st.error != rc || rq[1]))
             FAIL("waitany: index %d, status error %d", idx, st.error);
+    } else if (pers) {
+        int mine = mp_rank == 0 ? 0 : 1;
+        OK(vc_start(&pr[mine]));
+        rc = vc_wait(&pr[mine], &st);
     } else if (any) {
         rc = vc_probe(mp_rank == 1 ? victim : VC_ANY_SOURCE, VC_ANY_TAG, VC_COMM_WORLD, &st);
     } else {
