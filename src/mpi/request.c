@@ -172,8 +172,10 @@ static void complete(vcmpi_req_t *e, int vrc)
         e->err = vrc;
         __atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
         __atomic_fetch_sub(&vcmpi.nactive, 1, __ATOMIC_RELEASE);
-        if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, e->ptag, vcmpi.self, &s) == MPI_SUCCESS)
+        if (e->mposted &&
+            PMPI_Isend(NULL, 0, MPI_BYTE, 0, e->ptag, vcmpi.self, &s) == MPI_SUCCESS)
             PMPI_Request_free(&s);
+        e->mposted = 0;
         return;
     }
     stage_free(e->stage, !vrc, &vrc);
@@ -258,16 +260,39 @@ static int perr(vcmpi_req_t *e)
     return err ? vcmpi_error(e->comm, err) : MPI_SUCCESS;
 }
 
+/* A persistent request handed to MPI (an array call): from now on MPI's
+   receive is posted at every start, and now if it is active (done, it is
+   inactive on MPI's side too, as it should be). */
+static void mpi_side(vcmpi_req_t *e)
+{
+    if (!e || !e->persistent || e->mside)
+        return;
+    pthread_mutex_lock(&vcmpi.poll_lock);
+    e->mside = 1;
+    if (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+        e->mposted = PMPI_Start(&e->mreq) == MPI_SUCCESS;
+    pthread_mutex_unlock(&vcmpi.poll_lock);
+}
+
+/* a persistent request MPI's receive does not stand for: its state is
+   vcoll's alone */
+static int vc_only(const vcmpi_req_t *e)
+{
+    return e && e->persistent && !e->mside;
+}
+
 /* ours among reqs[0..n) (index-aligned, NULL if not ours), or NULL when
-   none is */
+   none is; every persistent one of them handed to MPI */
 static vcmpi_req_t **ours(int n, const MPI_Request reqs[])
 {
     if (!__atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) || n <= 0)
         return NULL;
     int k = 0;
     vcmpi_req_t **m = calloc((size_t)n, sizeof *m);
-    for (int i = 0; m && i < n; i++)
+    for (int i = 0; m && i < n; i++) {
         k += (m[i] = find(reqs[i])) != NULL;
+        mpi_side(m[i]);
+    }
     if (!k) {
         free(m);
         m = NULL;
@@ -314,7 +339,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
     if (!e)
         return pending() ? vcmpi_block(req, status) : PMPI_Wait(req, status);
     drive(e, 1);
-    int rc = PMPI_Wait(req, status);
+    int rc = PMPI_Wait(req, status);     /* vc_only: inactive, returns at once */
     int err = e->persistent ? perr(e) : reap(e);
     return rc != MPI_SUCCESS ? rc : err;
 }
@@ -325,6 +350,10 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     vcmpi_poll();
     if (!e)
         return PMPI_Test(req, flag, status);
+    if (vc_only(e) && !__atomic_load_n(&e->done, __ATOMIC_ACQUIRE)) {
+        *flag = 0;      /* MPI's inactive receive would say done */
+        return MPI_SUCCESS;
+    }
     int rc = PMPI_Test(req, flag, status);
     if (rc == MPI_SUCCESS && *flag)
         rc = e->persistent ? perr(e) : reap(e);
@@ -333,7 +362,12 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
+    vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(req) : NULL;
     vcmpi_poll();
+    if (vc_only(e) && !__atomic_load_n(&e->done, __ATOMIC_ACQUIRE)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
     return PMPI_Request_get_status(req, flag, status);
 }
 
@@ -364,7 +398,8 @@ int MPI_Request_free(MPI_Request *req)
 
 /* MPI_Start of a persistent collective on vcoll: the data packed again
  * (its contents may have changed since the last start), MPI's receive
- * posted, then vcoll's request started. A start vcoll refuses completes
+ * posted if the request has been handed to MPI (mside), then vcoll's
+ * request started. A start vcoll refuses completes
  * at once and reports its error at the wait, as a failed transfer would. */
 static int pstart(vcmpi_req_t *e)
 {
@@ -373,9 +408,10 @@ static int pstart(vcmpi_req_t *e)
     int rc = e->stage ? vcmpi_stage_repack(e->stage) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         return vcmpi_mpi_error(e->comm, rc);
-    if ((rc = PMPI_Start(&e->mreq)) != MPI_SUCCESS)
+    if (e->mside && (rc = PMPI_Start(&e->mreq)) != MPI_SUCCESS)
         return rc;
     pthread_mutex_lock(&vcmpi.poll_lock);
+    e->mposted = e->mside;
     e->err = 0;
     __atomic_store_n(&e->done, 0, __ATOMIC_RELEASE);
     __atomic_fetch_add(&vcmpi.nactive, 1, __ATOMIC_RELEASE);

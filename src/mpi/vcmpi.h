@@ -129,7 +129,13 @@ static inline int vcmpi_stage_busy(const vcmpi_stage_t *s)
    posts it and starts vcoll's request, and the drop-in sends the message
    that completes it when vcoll's request is done. So MPI's own waits,
    tests, MPI_Request_get_status and arrays of mixed requests handle it as
-   the persistent request it is, inactive between starts. */
+   the persistent request it is, inactive between starts.
+   That receive and its message cost about 1.5 us a start (np 4, 8 B
+   allreduce: 6.0-6.5 us a start against 4.5 for the blocking call), so it
+   is posted only once the request has been handed to MPI: in an array
+   (Waitall, Testany, ...). Until then MPI_Start, Wait, Test and
+   Request_get_status serve it from vcoll's state alone (mside 0), MPI's
+   receive staying inactive. */
 typedef struct vcmpi_req {
     MPI_Request mreq;
     vc_request_t vreq;
@@ -139,6 +145,9 @@ typedef struct vcmpi_req {
                                 completion, freed with the request) */
     int done, err;
     int persistent, ptag;
+    int mside;               /* persistent: MPI's receive is posted at every
+                                start (sticky, from its first array call) */
+    int mposted;             /* ... and is posted for the current start */
 } vcmpi_req_t;
 
 #define VCMPI_NTYPES 56

@@ -4,17 +4,19 @@
  * give the same answers with the drop-in preloaded as without it.
  *
  * Persistent: an allreduce started five times with its input changed in
- * between; a broadcast whose root sends a strided type the others receive
- * contiguously (the drop-in packs again at every start); two requests
- * started in opposite orders on even and odd ranks and completed in one
- * MPI_Waitall with point-to-point requests mixed in; MPI_Startall with
- * MPI_Waitall, MPI_Request_get_status polling, MPI_Waitany over inactive
- * requests; MPI_Request_free of an inactive request; a persistent call that
- * falls back to the MPI (a communicator the drop-in did not see made). Neighbourhood: a 2-D
- * periodic grid (MPI_Dims_create) and its dup, a 1-D non-periodic grid
- * (MPI_PROC_NULL edges), a distributed graph with every edge listed twice,
- * a symmetric MPI_Graph_create ring; allgather(v), alltoall(v), blocking,
- * non-blocking and persistent. Every result is checked against values
+ * between, completed by MPI_Wait, by polling MPI_Test, by polling
+ * MPI_Request_get_status then MPI_Wait; a broadcast whose root sends a
+ * strided type the others receive contiguously (the drop-in packs again at
+ * every start); two requests started in opposite orders on even and odd
+ * ranks and completed in one MPI_Waitall with point-to-point requests mixed
+ * in; MPI_Startall with MPI_Waitall, MPI_Request_get_status polling,
+ * MPI_Waitany over inactive requests; MPI_Request_free of an inactive
+ * request; a persistent call that falls back to the MPI (a communicator the
+ * drop-in did not see made). Neighbourhood: a 2-D periodic grid
+ * (MPI_Dims_create) and its dup, a 1-D non-periodic grid (MPI_PROC_NULL
+ * edges), a distributed graph with every edge listed twice, a symmetric
+ * MPI_Graph_create ring; allgather(v), alltoall(v), blocking, non-blocking
+ * and persistent. Every result is checked against values
  * computed here. Prints "pn: all checks passed" on rank 0.
  */
 #include <mpi.h>
@@ -63,7 +65,17 @@ static void persistent(void)
         for (int i = 0; i < 8; i++)
             in[i] = val(rank, 0, it, i);
         MPI_Start(&r[0]);
-        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        int done = 0;
+        if (it % 3 == 0) {              /* completed by a wait */
+            MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        } else if (it % 3 == 1) {       /* by polling tests */
+            while (!done)
+                MPI_Test(&r[0], &done, MPI_STATUS_IGNORE);
+        } else {                        /* polled without completing, then waited */
+            while (!done)
+                MPI_Request_get_status(r[0], &done, MPI_STATUS_IGNORE);
+            MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        }
         CHECK(r[0] != MPI_REQUEST_NULL, "a completed persistent request was freed");
         for (int i = 0; i < 8; i++) {
             long long want = 0;
