@@ -220,7 +220,10 @@ static int flags_wait(struct vc_request *r)
     unsigned idle = 0;
     double next_check = 0;
     for (;;) {
-        flags_advance(r, x);
+        /* the occasional progress loop may have finished it (p2p_poll
+           advances every started collective, this one too) */
+        if (!r->done)
+            flags_advance(r, x);
         if (r->done)
             break;
         int rc = prog_wait_step(p, x->comm, &idle, &next_check, -1);
