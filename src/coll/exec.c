@@ -209,29 +209,24 @@ static void flags_advance(struct vc_request *r, coll_exec_t *x)
 }
 
 /* A blocking wait on a start through the flag slots runs the blocking
-   call's loop (shm_flags.c): the slots on every look, the whole progress
-   loop only now and then (prog_wait_step). p2p_wait's loop would poll
-   every transport and poller between two looks at the slots: np 4 on 2
-   cores, 8 B, a start cost 1.01-1.13x the blocking call. */
+   call's wait (coll_flags_await: the slots on every look, the whole
+   progress loop only now and then). p2p_wait's loop would poll every
+   transport and poller between two looks at the slots: np 4 on 2 cores,
+   8 B, a start cost 1.01-1.13x the blocking call. The occasional progress
+   loop (p2p_poll advances every started collective) or another thread
+   may finish it meanwhile: r->done is read after every step. */
 static int flags_wait(struct vc_request *r)
 {
     coll_exec_t *x = r->coll;
-    prog_t *p = p2p_prog(x->comm->p2p);
-    unsigned idle = 0;
-    double next_check = 0;
-    for (;;) {
-        /* the occasional progress loop may have finished it (p2p_poll
-           advances every started collective, this one too) */
-        if (!r->done)
-            flags_advance(r, x);
-        if (r->done)
-            break;
-        int rc = prog_wait_step(p, x->comm, &idle, &next_check, -1);
-        /* the lock may have been given up: another thread's progress
-           may have finished it meanwhile */
-        if (rc && !r->done) {
+    if (!r->done)
+        flags_advance(r, x);        /* publishes; done if everyone has */
+    if (!r->done) {
+        int rc = coll_flags_await(x->comm, x->fslot, x->fseq);
+        if (!r->done && rc) {
             r->status.error = rc;
             r->done = 1;
+        } else if (!r->done) {
+            flags_advance(r, x);    /* everyone's is there: combine */
         }
     }
     if (r->link.next)       /* still on p2p's queue of started collectives */

@@ -101,14 +101,14 @@ void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, voi
     memcpy(rbuf, acc, bytes);
 }
 
-/* Publish my contribution for call `seq` and wait for everyone's. */
-static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, uint64_t seq)
+/* Wait until every rank's line of call `seq` in slot set `first` is there:
+   the blocking calls' wait, and a blocking wait on a persistent start. */
+int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq)
 {
-    coll_flags_publish(comm, 0, in, bytes, seq);
     unsigned idle = 0;
     double next_check = 0;
     int from = 0;
-    while (!coll_flags_ready(comm, 0, seq, &from)) {
+    while (!coll_flags_ready(comm, first, seq, &from)) {
         /* names no rank: the flag barrier and allreduce measured faster
            keeping the spin even for a rank on my core (np 4 on 2 cores,
            pinned, 8 B: barrier 3.98-4.33 us yielding at once vs
@@ -120,6 +120,13 @@ static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, ui
             return rc;
     }
     return VC_SUCCESS;
+}
+
+/* Publish my contribution for call `seq` and wait for everyone's. */
+static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, uint64_t seq)
+{
+    coll_flags_publish(comm, 0, in, bytes, seq);
+    return coll_flags_await(comm, 0, seq);
 }
 
 static int flags_barrier(const struct vc_comm *comm, uint64_t *seq)

@@ -24,6 +24,9 @@ int coll_flags_pset(const struct vc_comm *comm, size_t bytes, uint32_t index);
 void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
                         uint64_t seq);
 int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *from);
+/* ... or wait until it is (prog_wait_step between looks; a dead member
+   fails it) */
+int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq);
 void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
                         size_t count, vc_dtype_t dt, vc_op_t op);
 

@@ -26,6 +26,22 @@ awk '{ print }
     print line " info req"
 }' "$2" | awk -v mode="$mode" '
 function line(s) { body = body s "\n" }
+# the C parameter of kind k named a in the int form, "" for a kind the C
+# forms do not take
+function cparam(k, a) {
+    if (k == "sbuf") return "const void *" a
+    if (k == "rbuf") return "void *" a
+    if (k == "int" || k == "count") return "int " a
+    if (k ~ /^(ints|counts|displs|rcounts|rdispls|ncounts|ndispls)$/) return "const int " a "[]"
+    if (k == "type") return "MPI_Datatype " a
+    if (k == "op") return "MPI_Op " a
+    if (k == "comm") return "MPI_Comm " a
+    if (k == "info") return "MPI_Info " a
+    if (k == "req") return "MPI_Request *" a
+    if (k == "status") return "MPI_Status *" a
+    if (k == "msgio") return "MPI_Message *" a
+    return ""
+}
 /^#/ || NF == 0 { next }
 mode == "fortran" {
     name = $1; cfn = $2
@@ -148,15 +164,8 @@ mode == "large" {
     params = ""; decls = ""; pre = ""; post = ""; args = ""; orig = ""; pend = ""
     for (i = 3; i <= NF; i++) {
         k = $i; a = "a" i; c = a
-        if (k == "sbuf") p = "const void *" a
-        else if (k == "rbuf") p = "void *" a
-        else if (k == "int") p = "int " a
-        else if (k == "op") p = "MPI_Op " a
-        else if (k == "comm") p = "MPI_Comm " a
-        else if (k == "req") p = "MPI_Request *" a
-        else if (k == "status") p = "MPI_Status *" a
-        else if (k == "msgio") p = "MPI_Message *" a
-        else if (k == "count") {
+        p = cparam(k, a)
+        if (k == "count") {
             p = "MPI_Count " a; c = "c" i; pend = i
             decls = decls "    int c" i " = 0, m" i " = 0;\n"
         } else if (k == "type") {
@@ -175,7 +184,9 @@ mode == "large" {
             if (k ~ /^r/) cond = cond " && vcmpi_at_root(" root ", " comm ")"
             pre = pre "    if (" cond ")\n        v" i " = vcmpi_ints_" (k ~ /counts/ ? "count" : "aint") "(" a ", vcmpi_comm_n(" comm "), &whole, &rc);\n"
             post = post "    free(v" i ");\n"
-        } else { print "gen-calls.sh: kind " k " in " name " has no large-count form" > "/dev/stderr"; exit 1 }
+        } else if (p == "" || k ~ /^(ints|ncounts|ndispls)$/) {
+            print "gen-calls.sh: kind " k " in " name " has no large-count form" > "/dev/stderr"; exit 1
+        }
         params = params ", " p
         args = args ", " c
         orig = orig ", " a
@@ -197,26 +208,20 @@ mode == "large" {
     next
 }
 mode == "persist" && $2 ~ /^VCMPI_PINIT/ {
-    cfn = $2; nb = substr(cfn, 13, length(cfn) - 13)
+    cfn = $2
     params = ""; args = ""
     for (i = 3; i <= NF; i++) {
         k = $i; a = "a" i
-        if (k == "sbuf") p = "const void *" a
-        else if (k == "rbuf") p = "void *" a
-        else if (k == "int" || k == "count") p = "int " a
-        else if (k ~ /^(ints|counts|displs|rcounts|rdispls|ncounts|ndispls)$/) p = "const int " a "[]"
-        else if (k == "type") p = "MPI_Datatype " a
-        else if (k == "op") p = "MPI_Op " a
-        else if (k == "comm") p = "MPI_Comm " a
-        else if (k == "info") p = "MPI_Info " a
-        else if (k == "req") p = "MPI_Request *" a
-        else { print "gen-calls.sh: kind " k " in " $1 " has no persistent form" > "/dev/stderr"; exit 1 }
+        if ((p = cparam(k, a)) == "") {
+            print "gen-calls.sh: kind " k " in " $1 " has no persistent form" > "/dev/stderr"; exit 1
+        }
         params = params ", " p
         if (k != "info") args = args ", " a
         else info = a
     }
     sub(/^, /, "", params); sub(/^, /, "", args)
-    out = out "int " cfn "(" params ")\n{\n    VCMPI_PERSIST(" info ", MPI_I" tolower(substr(nb, 1, 1)) substr(nb, 2) "(" args "));\n}\n\n"
+    # <name>_init runs MPI_I<name>
+    out = out "int " cfn "(" params ")\n{\n    VCMPI_PERSIST(" info ", MPI_I" substr($1, 1, length($1) - 5) "(" args "));\n}\n\n"
     next
 }
 mode == "persist" { next }

@@ -172,10 +172,9 @@ static void complete(vcmpi_req_t *e, int vrc)
         e->err = vrc;
         __atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
         __atomic_fetch_sub(&vcmpi.nactive, 1, __ATOMIC_RELEASE);
-        if (e->mposted &&
+        if (e->mside &&
             PMPI_Isend(NULL, 0, MPI_BYTE, 0, e->ptag, vcmpi.self, &s) == MPI_SUCCESS)
             PMPI_Request_free(&s);
-        e->mposted = 0;
         return;
     }
     stage_free(e->stage, !vrc, &vrc);
@@ -262,15 +261,15 @@ static int perr(vcmpi_req_t *e)
 
 /* A persistent request handed to MPI (an array call): from now on MPI's
    receive is posted at every start, and now if it is active (done, it is
-   inactive on MPI's side too, as it should be). */
+   inactive on MPI's side too, as it should be). A receive MPI would not
+   post leaves it vcoll's alone: no message may go unmatched. */
 static void mpi_side(vcmpi_req_t *e)
 {
     if (!e || !e->persistent || e->mside)
         return;
     pthread_mutex_lock(&vcmpi.poll_lock);
-    e->mside = 1;
-    if (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
-        e->mposted = PMPI_Start(&e->mreq) == MPI_SUCCESS;
+    e->mside = __atomic_load_n(&e->done, __ATOMIC_ACQUIRE) ||
+               PMPI_Start(&e->mreq) == MPI_SUCCESS;
     pthread_mutex_unlock(&vcmpi.poll_lock);
 }
 
@@ -411,7 +410,6 @@ static int pstart(vcmpi_req_t *e)
     if (e->mside && (rc = PMPI_Start(&e->mreq)) != MPI_SUCCESS)
         return rc;
     pthread_mutex_lock(&vcmpi.poll_lock);
-    e->mposted = e->mside;
     e->err = 0;
     __atomic_store_n(&e->done, 0, __ATOMIC_RELEASE);
     __atomic_fetch_add(&vcmpi.nactive, 1, __ATOMIC_RELEASE);

@@ -146,8 +146,8 @@ typedef struct vcmpi_req {
     int done, err;
     int persistent, ptag;
     int mside;               /* persistent: MPI's receive is posted at every
-                                start (sticky, from its first array call) */
-    int mposted;             /* ... and is posted for the current start */
+                                start (sticky, from its first array call), so
+                                a completion sends its message */
 } vcmpi_req_t;
 
 #define VCMPI_NTYPES 56
