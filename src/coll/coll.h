@@ -75,6 +75,9 @@ struct coll_shmseg;
 int coll_shmseg_eligible(const struct vc_comm *comm);
 int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **seg);
 void coll_shmseg_free(struct coll_shmseg *seg);
+/* comm's segment, made on first use (every member makes the same first
+   call, so this is collective then); *seg = NULL when it cannot be had */
+int coll_shmseg_of(struct vc_comm *comm, struct coll_shmseg **seg);
 size_t coll_shmseg_bytes(int p);    /* one communicator's segment, p members */
 size_t coll_shmseg_node_bytes(const coll_state_t *cs);    /* all segments on my node now */
 int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me);

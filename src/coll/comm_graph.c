@@ -13,8 +13,9 @@
  * times (up to a 2^-128 chance for lists that do not match). Out-of-range
  * neighbours and malformed arguments are counted in the same allreduce, so
  * every rank learns the outcome together and none waits for a rank that
- * gave up. Then the communicator is duplicated (its own context id) and
- * the graph attached.
+ * gave up. A second allreduce agrees on the largest out-degree (what the
+ * shared-segment algorithm sizes by). Then the communicator is duplicated
+ * (its own context id) and the graph attached.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,6 +73,7 @@ static coll_graph_t *graph_new(int cart, int indeg, const int *src, int outdeg,
     g->cart = cart;
     g->indeg = indeg;
     g->outdeg = outdeg;
+    g->maxout = outdeg;     /* what one rank knows; the creators agree on more */
     g->ndims = ndims;
     g->src = dup_ints(src, indeg);
     g->dst = dup_ints(dst, outdeg);
@@ -115,7 +117,7 @@ coll_graph_t *coll_graph_cart(int ndims, const int *dims, const int *periods, in
         for (int d = 0; d < ndims; d++)
             per[d] = periods[d] != 0;
         cart_neighbors(dims, per, ndims, rank, nb);
-        g = graph_new(1, 2 * ndims, nb, 2 * ndims, nb, ndims, dims, per);
+        g = graph_new(1, 2 * ndims, nb, 2 * ndims, nb, ndims, dims, per);   /* maxout: alike */
     }
     free(per);
     free(nb);
@@ -129,6 +131,8 @@ int coll_graph_copy(struct vc_comm *to, const coll_graph_t *g)
         return VC_ERR_NOMEM;
     cc->graph = graph_new(g->cart, g->indeg, g->src, g->outdeg, g->dst, g->ndims, g->dims,
                           g->periods);
+    if (cc->graph)
+        cc->graph->maxout = g->maxout;
     return cc->graph ? VC_SUCCESS : VC_ERR_NOMEM;
 }
 
@@ -188,7 +192,14 @@ int coll_comm_create_graph(struct vc_comm *comm, int indeg, const int *src, int 
         return mine[AG_RANGE] ? VC_ERR_RANK : VC_ERR_ARG;
     if (all[AG_BAD] || all[AG_H0] || all[AG_H1])
         return VC_ERR_ARG;
+    /* the largest out-degree, which every member must size alike (a
+       second allreduce: the one above sums) */
+    uint64_t deg = (uint64_t)outdeg, maxdeg = 0;
+    if ((rc = coll_run_msgs(COLL_ALLREDUCE, comm, &deg, &maxdeg, 1, VC_UINT64, VC_MAX, 0)))
+        return rc;
     coll_graph_t *g = coll_graph_new(indeg, src, outdeg, dst);
+    if (g)
+        g->maxout = (int)maxdeg;
     return g ? attach(comm, g, newcomm) : VC_ERR_NOMEM;
 }
 

@@ -12,6 +12,9 @@ typedef struct coll_graph {
     int *src, *dst;         /* ranks of the communicator, or VC_PROC_NULL at a
                                non-periodic Cartesian edge; rbuf blocks follow
                                src, sbuf blocks dst */
+    int maxout;             /* the largest outdeg of any member: agreed when the
+                               communicator was made (the segment algorithm,
+                               neighbor_shm.c, sizes its slots by it) */
     int ndims;              /* Cartesian: dims[], periods[] (0/1) */
     int *dims, *periods;
 } coll_graph_t;

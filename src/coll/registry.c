@@ -83,9 +83,13 @@ static const coll_alg_t algs[] = {
     {COLL_SCAN, "recursive_doubling", coll_scan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_EXSCAN, "recursive_doubling", coll_exscan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_NEIGHBOR_ALLGATHER, "direct", coll_neighbor_allgather_direct, RO, ALL, NULL, NULL},
+    {COLL_NEIGHBOR_ALLGATHER, "shm", NULL, RO | SHARED, BLK, coll_nbr_shm_fits,
+     coll_nbr_shm_run},
     {COLL_NEIGHBOR_ALLGATHERV, "direct", coll_neighbor_allgatherv_direct, RO, ALL, NULL,
      NULL},
     {COLL_NEIGHBOR_ALLTOALL, "direct", coll_neighbor_alltoall_direct, RO, ALL, NULL, NULL},
+    {COLL_NEIGHBOR_ALLTOALL, "shm", NULL, RO | SHARED, BLK, coll_nbr_shm_fits,
+     coll_nbr_shm_run},
     {COLL_NEIGHBOR_ALLTOALLV, "direct", coll_neighbor_alltoallv_direct, RO, ALL, NULL, NULL},
 };
 #define NALGS (int)(sizeof algs / sizeof algs[0])

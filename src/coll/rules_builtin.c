@@ -103,8 +103,12 @@ const char coll_rules_builtin[] =
     "scan : recursive_doubling\n"
     "exscan : recursive_doubling\n"
     "\n"
-    "# neighborhood collectives: every edge in one round\n"
+    "# neighborhood collectives (bytes: one block): blocks to 32 KiB through\n"
+    "# the segment of a communicator on one node (2-D grid, np 4 and 8: 0.4-0.8x\n"
+    "# the one-round schedule); else every edge in one round (one copy)\n"
+    "neighbor_allgather nodes=1 bytes=1-32k : shm\n"
     "neighbor_allgather : direct\n"
     "neighbor_allgatherv : direct\n"
+    "neighbor_alltoall nodes=1 bytes=1-32k : shm\n"
     "neighbor_alltoall : direct\n"
     "neighbor_alltoallv : direct\n";

@@ -37,24 +37,6 @@
 #include "core/ops.h"
 #include "dtype/dtype.h"
 
-/* the segment of a communicator on one node, made on first use (every
-   member makes the same first call); NULL when it cannot be had */
-static int seg_of(struct vc_comm *c, struct coll_shmseg **out)
-{
-    coll_comm_t *cc = coll_priv(c);
-    int rc = VC_SUCCESS;
-    *out = NULL;
-    if (!cc)
-        return VC_ERR_NOMEM;
-    if (!cc->seg_state) {
-        cc->seg_state = -1;
-        if (coll_shmseg_eligible(c) && !(rc = coll_shmseg_create(c, &cc->seg)) && cc->seg)
-            cc->seg_state = 1;
-    }
-    *out = cc->seg;
-    return rc;
-}
-
 /* my node's communicator: comm itself on one node */
 static int node_of(struct vc_comm *comm, coll_comm_t *cc, struct vc_comm **out)
 {
@@ -253,7 +235,7 @@ int coll_shm_run(const coll_call_t *call, int *rc)
     if (ops_is_user(call->op) && (*rc = ops_lookup(comm->coll->ops, call->op, &c.o.ufn, &commutative)))
         return 1;
     /* collective over comm, the same on every member */
-    if ((*rc = node_of(comm, cc, &c.node)) || (*rc = seg_of(c.node, &c.seg)))
+    if ((*rc = node_of(comm, cc, &c.node)) || (*rc = coll_shmseg_of(c.node, &c.seg)))
         return 1;
     if (cc->layout.nnodes == 1 && !c.seg)
         return 0;   /* the schedule, on every member alike (agreed in create) */

@@ -2,7 +2,8 @@
  * shm_run.h -- the shared-memory algorithms as the registry runs them:
  * "shm" (shm_node.c: node phases through a communicator's segment, leaders
  * by messages) and "flags" (shm_flags.c: a world on one node, small
- * barrier and allreduce through the node's slots).
+ * barrier and allreduce through the node's slots), and the neighbourhood
+ * "shm" (neighbor_shm.c: blocks through a one-node communicator's segment).
  */
 #ifndef VC_COLL_SHM_RUN_H
 #define VC_COLL_SHM_RUN_H
@@ -11,6 +12,10 @@
 
 int coll_shm_fits(const coll_query_t *q);
 int coll_shm_run(const coll_call_t *c, int *rc);
+/* "shm" neighbourhood allgather and alltoall (neighbor_shm.c): a
+   communicator on one node, every member's send buffer in its slot */
+int coll_nbr_shm_fits(const coll_query_t *q);
+int coll_nbr_shm_run(const coll_call_t *c, int *rc);
 int coll_flags_fits(const coll_query_t *q);
 int coll_flags_run(const coll_call_t *c, int *rc);
 

@@ -38,7 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "coll.h"
+#include "comm_priv.h"
 #include "progress/progress.h"
 #include "boot/boot.h"
 #include "core/log.h"
@@ -64,12 +64,20 @@ size_t coll_shmseg_bytes(int p)
 
 int coll_seg_slot_free(struct coll_shmseg *g, int me, uint64_t k)
 {
-    if (k < SEG_DEPTH)
+    if (k < SEG_DEPTH || k < g->free_below)
         return 1;
+    /* chunk k is free when every reader is done with k - SEG_DEPTH, i.e.
+       k < min over readers of done + SEG_DEPTH */
+    uint64_t lo = UINT64_MAX;
     for (int r = 0; r < g->p; r++)
-        if (r != me && seg_load(seg_done(g, r, me)) < k + 1 - SEG_DEPTH)
-            return 0;
-    return 1;
+        if (r != me) {
+            uint64_t d = seg_load(seg_done(g, r, me));
+            lo = d < lo ? d : lo;
+        }
+    if (lo == UINT64_MAX)
+        return 1;
+    g->free_below = lo + SEG_DEPTH;
+    return k < g->free_below;
 }
 
 int coll_shmseg_eligible(const struct vc_comm *comm)
@@ -192,6 +200,22 @@ fail:
     coll_shmseg_free(g);
     if (!rc)
         LOG_INFO("coll: no shared segment for comm ctx %u: using messages", comm->ctx);
+    return rc;
+}
+
+int coll_shmseg_of(struct vc_comm *c, struct coll_shmseg **out)
+{
+    coll_comm_t *cc = coll_priv(c);
+    int rc = VC_SUCCESS;
+    *out = NULL;
+    if (!cc)
+        return VC_ERR_NOMEM;
+    if (!cc->seg_state) {
+        cc->seg_state = -1;
+        if (coll_shmseg_eligible(c) && !(rc = coll_shmseg_create(c, &cc->seg)) && cc->seg)
+            cc->seg_state = 1;
+    }
+    *out = cc->seg;
     return rc;
 }
 

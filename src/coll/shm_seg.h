@@ -35,6 +35,10 @@ struct coll_shmseg {
     uint64_t *seq;      /* [p] chunks each member has written so far */
     uint64_t rseq;      /* reduction windows so far (all members alike) */
     uint64_t bseq;      /* barriers so far */
+    uint64_t free_below;    /* my chunks below this may be written: what the
+                               done counters said when last read (they only
+                               grow), so a writer reads the others' lines
+                               about once per SEG_DEPTH chunks, not per chunk */
     const struct vc_comm *comm;   /* its members: only their deaths fail a wait */
     int accounted;      /* bytes counted in the node's total (I made it) */
 };

@@ -22,4 +22,4 @@ test_mp_mp_persistent_SOURCES = test/mp/mp_persistent.c test/mp/mp_util.h
 test_mp_mp_persistent_LDADD = libvcoll.la
 check_PROGRAMS += test/mp/mp_neighbor
 test_mp_mp_neighbor_SOURCES = test/mp/mp_neighbor.c test/mp/mp_util.h
-test_mp_mp_neighbor_LDADD = libvcoll.la
+test_mp_mp_neighbor_LDADD = $(MP_LDADD)

@@ -15,9 +15,18 @@
  * rank, VC_ERR_ARG on the others), dimensions that do not fit, in place,
  * and a neighbourhood call on a communicator without a graph
  * (VC_ERR_COMM). Run under mpirun; exit 0 on success.
+ *
+ * Also the blocking allgather and alltoall forced to "shm" (the
+ * communicator's segment, neighbor_shm.c), more calls in a row than the
+ * segment has slots per member, with a bcast through the same segment
+ * between them. With MP_NBR_SHM=1 (one node, shared memory) each of those
+ * calls must have gone through the segment exactly when the largest send
+ * buffer fits one slot (the library's counter says so), so the check
+ * cannot pass on the per-edge schedule.
  */
 #include <stdint.h>
 #include "mp_util.h"
+#include "coll/coll.h"
 
 #define MAXD 64
 #define NSTARTS 3
@@ -242,9 +251,64 @@ static int run(call_t *c, vc_comm_t comm, int form, vc_request_t *req)
     }
 }
 
+static int want_seg;    /* MP_NBR_SHM=1 */
+
+/* bytes of one slot of a p-member segment and what a call needs of it
+   (shm_seg.c, neighbor_shm.c: 64-byte header lines, then the data, over
+   at most the 4 slots of a member's ring) */
+static size_t seg_chunk(int p)
+{
+    size_t c = (4u << 20) / ((size_t)p * 4);
+    c = c > (64u << 10) ? 64u << 10 : c < (4u << 10) ? 4u << 10 : c;
+    return c / 64 * 64;
+}
+
+static int seg_fits(int k, size_t bytes)
+{
+    int maxout = 0;
+    for (int r = 0; r < mp_size; r++)
+        maxout = G.out[r] > maxout ? G.out[r] : maxout;
+    size_t hdr = (16 + 8 * (size_t)maxout + 63) / 64 * 64;
+    return mp_size > 1 &&
+           hdr + (k == A2A ? (size_t)maxout * bytes : bytes) <= 4 * seg_chunk(mp_size);
+}
+
+/* k's blocking form forced to "shm": 6 calls (more than the 4 slots a
+   member has) with a 100 KiB bcast (two chunks through the same segment)
+   after each of the first three */
+static void forced_shm(call_t *c, vc_comm_t comm)
+{
+    int kind = c->k == AG ? COLL_NEIGHBOR_ALLGATHER : COLL_NEIGHBOR_ALLTOALL;
+    static uint8_t big[100 << 10];
+    OK(vc_coll_set_alg(comm, kname[c->k], "shm"));
+    uint64_t c0 = coll_shm_calls(comm, kind);
+    for (int it = 10; it < 16; it++) {
+        fill(c, it);
+        OK(run(c, comm, BLOCKING, NULL));
+        check(c, it, "blocking (shm)");
+        if (it < 13) {
+            for (size_t e = 0; e < sizeof big; e++)
+                big[e] = (uint8_t)(mp_rank == 0 ? e * 7 + (size_t)it : 0);
+            OK(vc_bcast(big, sizeof big, VC_BYTE, 0, comm));
+            for (size_t e = 0; e < sizeof big; e++)
+                if (big[e] != (uint8_t)(e * 7 + (size_t)it)) {
+                    FAIL("bcast between neighbour calls: byte %zu is %u", e, big[e]);
+                    break;
+                }
+        }
+    }
+    uint64_t ran = coll_shm_calls(comm, kind) - c0;
+    uint64_t want = seg_fits(c->k, c->n * sizeof(uint32_t)) ? 6 : 0;
+    if (want_seg && ran != want)
+        FAIL("%s forced to shm, n=%zu: %llu calls through the segment, expected %llu",
+             kname[c->k], c->n, (unsigned long long)ran, (unsigned long long)want);
+    OK(vc_coll_set_alg(comm, kname[c->k], "auto"));
+}
+
 static void exercise(vc_comm_t comm)
 {
-    static const size_t sizes[] = {1, 300, 20000};
+    /* 5000: a multi-chunk message through the segment (alltoall) */
+    static const size_t sizes[] = {1, 300, 5000, 20000};
     int in, out;
     OK(vc_neighbors_count(comm, &in, &out));
     if (in != G.in[mp_rank] || out != G.out[mp_rank])
@@ -284,6 +348,8 @@ static void exercise(vc_comm_t comm)
                 check(&c, it, "persistent");
             }
             OK(vc_request_free(&req));
+            if (k == AG || k == A2A)
+                forced_shm(&c, comm);
             free(c.s);
             free(c.r);
         }
@@ -373,6 +439,7 @@ static void errors(void)
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
+    want_seg = getenv("MP_NBR_SHM") && atoi(getenv("MP_NBR_SHM"));
     if (mp_size > MAXD) {
         FAIL("at most %d ranks", MAXD);
         return mp_finish("mp_neighbor");
