@@ -92,10 +92,10 @@ typedef struct coll_redop {
     const struct ops_user *ufn;   /* user op, or NULL */
 } coll_redop_t;
 /* reduce count elements of every member's in; out: where I want the
-   result (NULL: not me), so allreduce = every member passes one
-   (shm_reduce.c) */
+   result (NULL: not me), so allreduce = every member passes one; root:
+   the member that wants it, -1 for all (shm_reduce.c) */
 int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
-                    const coll_redop_t *o, int me);
+                    const coll_redop_t *o, int me, int root);
 
 /* calls of kind on comm that went through a segment (tests) */
 uint64_t coll_shm_calls(struct vc_comm *comm, int kind);

@@ -97,7 +97,7 @@ static int node_reduce(shm_call_t *c, void *out, int root)
         return VC_SUCCESS;
     }
     if (c->seg)
-        return coll_shm_reduce(c->seg, c->in, mine ? out : NULL, c->count, &c->o, me);
+        return coll_shm_reduce(c->seg, c->in, mine ? out : NULL, c->count, &c->o, me, root);
     const void *s = mine && c->in == out ? VC_IN_PLACE : c->in;
     if (root < 0)
         return coll_run_msgs(COLL_ALLREDUCE, c->node, s, out, c->count, c->o.dt, c->o.op, 0);

@@ -140,9 +140,56 @@ static void copy_out(const red_call_t *c, uint64_t k)
     }
 }
 
-int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
-                    const coll_redop_t *o, int me)
+/* Two members, the result wanted by one (reduce): the other streams its
+ * vector through its ring and the root folds each chunk into its result
+ * as it lands, reading its own input and the chunk and writing the result:
+ * the least the root can do, and the copy in runs on the other member's
+ * core meanwhile. The windows above would have the root copy its own input
+ * in and the whole result out as well (np 2, 512 KiB: see
+ * doc/collectives.md). Operands go in rank order, x0 op x1. */
+static int reduce_pair(struct coll_shmseg *g, const void *in, void *out, size_t count,
+                       const coll_redop_t *o, int me, int root)
 {
+    int s = 1 - root;           /* the member that streams */
+    /* whole chunks: smaller pieces overlap more but pay a hand-over each
+       (np 2, 128 KiB in 16 KiB pieces: 19.6 us against 13.6 in chunks) */
+    size_t es = o->esize, per = g->chunk / es;
+    uint64_t nch = (count + per - 1) / per, base = g->seq[s], w = 0;
+    unsigned idle = 0;
+    double next_check = 0;
+    int rc;
+
+    while (w < nch) {
+        size_t f = (size_t)w * per, n = count - f < per ? count - f : per;
+        if (me == s ? coll_seg_slot_free(g, me, base + w)
+                    : seg_load(seg_posted(g, s)) > base + w) {
+            uint8_t *slot = seg_slot(g, s, base + w);
+            if (me == s) {
+                memcpy(slot, (const uint8_t *)in + f * es, n * es);
+                seg_store(seg_posted(g, s), base + w + 1);
+            } else {
+                const uint8_t *mine = (const uint8_t *)in + f * es;
+                coll_reduce_kernel((uint8_t *)out + f * es, root == 0 ? mine : slot,
+                                   root == 0 ? slot : mine, n, o->dt, o->op, es, o->ufn);
+                seg_store(seg_done(g, me, s), base + w + 1);
+            }
+            w++;
+            idle = 0;
+            continue;
+        }
+        if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check,
+                                 comm_world_rank(g->comm, 1 - me))))
+            return rc;
+    }
+    g->seq[s] = base + nch;
+    return VC_SUCCESS;
+}
+
+int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
+                    const coll_redop_t *o, int me, int root)
+{
+    if (g->p == 2 && root >= 0 && count && g->chunk >= o->esize)
+        return reduce_pair(g, in, out, count, o, me, root);
     red_call_t c = {g, o, in, out, count, RED_W * g->chunk / o->esize, me};
     uint64_t nwin = (count + c.wc - 1) / c.wc, w = 0, r = 0, x = 0;
     unsigned idle = 0;
