@@ -64,7 +64,7 @@ static int *dup_ints(const int *v, int n)
 }
 
 static coll_graph_t *graph_new(int cart, int indeg, const int *src, int outdeg,
-                               const int *dst, int ndims, const int *dims,
+                               const int *dst, int maxout, int ndims, const int *dims,
                                const int *periods)
 {
     coll_graph_t *g = calloc(1, sizeof *g);
@@ -73,7 +73,7 @@ static coll_graph_t *graph_new(int cart, int indeg, const int *src, int outdeg,
     g->cart = cart;
     g->indeg = indeg;
     g->outdeg = outdeg;
-    g->maxout = outdeg;     /* what one rank knows; the creators agree on more */
+    g->maxout = maxout;
     g->ndims = ndims;
     g->src = dup_ints(src, indeg);
     g->dst = dup_ints(dst, outdeg);
@@ -88,7 +88,7 @@ static coll_graph_t *graph_new(int cart, int indeg, const int *src, int outdeg,
 
 coll_graph_t *coll_graph_new(int indeg, const int *src, int outdeg, const int *dst)
 {
-    return graph_new(0, indeg, src, outdeg, dst, 0, NULL, NULL);
+    return graph_new(0, indeg, src, outdeg, dst, outdeg, 0, NULL, NULL);
 }
 
 /* the grid's neighbours of rank r, MPI's order: for each dimension the -1
@@ -117,7 +117,7 @@ coll_graph_t *coll_graph_cart(int ndims, const int *dims, const int *periods, in
         for (int d = 0; d < ndims; d++)
             per[d] = periods[d] != 0;
         cart_neighbors(dims, per, ndims, rank, nb);
-        g = graph_new(1, 2 * ndims, nb, 2 * ndims, nb, ndims, dims, per);   /* maxout: alike */
+        g = graph_new(1, 2 * ndims, nb, 2 * ndims, nb, 2 * ndims, ndims, dims, per);
     }
     free(per);
     free(nb);
@@ -129,10 +129,8 @@ int coll_graph_copy(struct vc_comm *to, const coll_graph_t *g)
     coll_comm_t *cc = coll_priv(to);
     if (!cc)
         return VC_ERR_NOMEM;
-    cc->graph = graph_new(g->cart, g->indeg, g->src, g->outdeg, g->dst, g->ndims, g->dims,
-                          g->periods);
-    if (cc->graph)
-        cc->graph->maxout = g->maxout;
+    cc->graph = graph_new(g->cart, g->indeg, g->src, g->outdeg, g->dst, g->maxout, g->ndims,
+                          g->dims, g->periods);
     return cc->graph ? VC_SUCCESS : VC_ERR_NOMEM;
 }
 
@@ -197,9 +195,7 @@ int coll_comm_create_graph(struct vc_comm *comm, int indeg, const int *src, int 
     uint64_t deg = (uint64_t)outdeg, maxdeg = 0;
     if ((rc = coll_run_msgs(COLL_ALLREDUCE, comm, &deg, &maxdeg, 1, VC_UINT64, VC_MAX, 0)))
         return rc;
-    coll_graph_t *g = coll_graph_new(indeg, src, outdeg, dst);
-    if (g)
-        g->maxout = (int)maxdeg;
+    coll_graph_t *g = graph_new(0, indeg, src, outdeg, dst, (int)maxdeg, 0, NULL, NULL);
     return g ? attach(comm, g, newcomm) : VC_ERR_NOMEM;
 }
 

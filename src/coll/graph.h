@@ -36,6 +36,8 @@ static inline int coll_graph_send_index(const coll_graph_t *g, int k)
 /* the graphs, made without communication (the unit tests build them for
    every simulated rank); NULL: out of memory */
 coll_graph_t *coll_graph_new(int indeg, const int *src, int outdeg, const int *dst);
+/* (maxout: the graph's own outdeg, all one rank knows without an
+   agreement; vc_comm_create_graph agrees on it) */
 /* rank's neighbours on a grid (dims multiply to the size; periods 0/1) */
 coll_graph_t *coll_graph_cart(int ndims, const int *dims, const int *periods, int rank);
 

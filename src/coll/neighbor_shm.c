@@ -7,7 +7,7 @@
  * Why: with small blocks a neighbour exchange is all overhead, a matched
  * message per edge each way (a stencil on a 2-D grid: 4 sends and 4
  * receives, 8 queue operations and their matching). Here every member
- * writes its whole send buffer once into its own slot and each neighbour
+ * writes its whole send buffer once into its own ring and each neighbour
  * copies its block out: one store of a counter to publish, one load per
  * source to see it. Blocks are copied twice (in and out), so past a few
  * tens of KiB, where a single-copy message wins, the rules send calls to
@@ -27,12 +27,12 @@
  * MPI's pairing (the Cartesian swap is in the send order the writer used).
  * Edges to myself go through my own slot like any other.
  *
- * Every member writes one chunk per call and every member takes part in
- * every call, so all know each member's chunk count (seq[]) as in the
- * streams of shm_seg.c. A member may reuse a slot once every other member
- * has said it is done with the chunk written there SEG_DEPTH chunks ago;
- * members that are not my sources have nothing to read, so at the end of a
- * call I mark every member's chunk as done.
+ * Every member writes the same number of chunks per call and every member
+ * takes part in every call, so all know each member's chunk count (seq[])
+ * as in the streams of shm_seg.c. A member may reuse a slot once every
+ * other member has said it is done with the chunk written there SEG_DEPTH
+ * chunks ago; members that are not my sources have nothing to read, so at
+ * the end of a call I mark every member's chunks as done.
  *
  * The slot is another process's memory: the header fields are copied out
  * once, checked (kind, entries and blocks inside the slot, the block size
@@ -77,39 +77,27 @@ static size_t hdr_bytes(size_t n)
 
 /* the chunks every member writes per call: what the largest writer needs
    (the same number on every member, so the chunk counts stay agreed);
-   more than SEG_DEPTH (or an overflow): 0, does not fit */
+   0 when that passes the ring (SEG_DEPTH chunks) or overflows */
 static uint64_t chunks(int kind, const coll_graph_t *g, size_t blk, size_t C)
 {
     size_t n = (size_t)g->maxout, data = kind == COLL_NEIGHBOR_ALLTOALL ? n * blk : blk;
-    if (n && kind == COLL_NEIGHBOR_ALLTOALL && data / n != blk)
+    size_t room = (size_t)SEG_DEPTH * C, hdr = hdr_bytes(n);
+    if ((n && kind == COLL_NEIGHBOR_ALLTOALL && data / n != blk) || hdr > room ||
+        data > room - hdr)
         return 0;
-    if (data > (size_t)SEG_DEPTH * C)
-        return 0;
-    size_t need = hdr_bytes(n) + data;
-    return need <= (size_t)SEG_DEPTH * C ? (need + C - 1) / C : 0;
+    return (hdr + data + C - 1) / C;
 }
 
-/* a call's message is one run of bytes over chunks k, k+1, ... of a
-   member's ring; these copy a range of it in and out */
-static void put(struct coll_shmseg *g, int me, uint64_t k, size_t off, const void *src,
-                size_t len)
+/* a call's message is one run of bytes over chunks k, k+1, ... of member
+   s's ring; copy len bytes at off of it from buf (in) or into buf */
+static void span(struct coll_shmseg *g, int s, uint64_t k, size_t off, void *buf, size_t len,
+                 int in)
 {
-    const uint8_t *p = src;
+    uint8_t *p = buf;
     while (len) {
         size_t o = off % g->chunk, n = g->chunk - o < len ? g->chunk - o : len;
-        memcpy(seg_slot(g, me, k + off / g->chunk) + o, p, n);
-        p += n;
-        off += n;
-        len -= n;
-    }
-}
-
-static void get(struct coll_shmseg *g, int s, uint64_t k, size_t off, void *dst, size_t len)
-{
-    uint8_t *p = dst;
-    while (len) {
-        size_t o = off % g->chunk, n = g->chunk - o < len ? g->chunk - o : len;
-        memcpy(p, seg_slot(g, s, k + off / g->chunk) + o, n);
+        uint8_t *slot = seg_slot(g, s, k + off / g->chunk) + o;
+        memcpy(in ? slot : p, in ? p : slot, n);
         p += n;
         off += n;
         len -= n;
@@ -128,15 +116,15 @@ static void publish(struct coll_shmseg *g, int me, int kind, const coll_graph_t 
     uint64_t k = g->seq[me];
     nbr_hdr_t h = {NBR_MAGIC | (uint32_t)kind, (uint32_t)gr->outdeg, blk};
     int all = kind == COLL_NEIGHBOR_ALLTOALL;
-    put(g, me, k, 0, &h, sizeof h);
+    span(g, me, k, 0, &h, sizeof h, 1);
     for (int s = 0; s < gr->outdeg; s++) {
         int i = coll_graph_send_index(gr, s), d = gr->dst[i];
         nbr_ent_t x = {d == VC_PROC_NULL ? NO_RANK : (uint32_t)d, all ? (uint32_t)i : 0};
-        put(g, me, k, sizeof h + (size_t)s * sizeof x, &x, sizeof x);
+        span(g, me, k, sizeof h + (size_t)s * sizeof x, &x, sizeof x, 1);
     }
     size_t bytes = gr->outdeg ? all ? (size_t)gr->outdeg * blk : blk : 0;
     if (bytes)
-        put(g, me, k, hdr_bytes((size_t)gr->outdeg), sbuf, bytes);
+        span(g, me, k, hdr_bytes((size_t)gr->outdeg), (void *)sbuf, bytes, 1);
     seg_store(seg_posted(g, me), k + nch);
 }
 
@@ -149,7 +137,7 @@ static int take(struct coll_shmseg *g, int me, int s, int j, int kind, const col
     uint64_t k = g->seq[s];
     size_t room = (size_t)nch * g->chunk;
     nbr_hdr_t h;
-    get(g, s, k, 0, &h, sizeof h);
+    span(g, s, k, 0, &h, sizeof h, 0);
     size_t n = h.n, data = hdr_bytes(n);
     int all = kind == COLL_NEIGHBOR_ALLTOALL;
     if (h.magic != (NBR_MAGIC | (uint32_t)kind) || h.blk != blk || n > room || data > room ||
@@ -161,13 +149,13 @@ static int take(struct coll_shmseg *g, int me, int s, int j, int kind, const col
     }
     for (size_t x = 0; x < n && j < gr->indeg; x++) {
         nbr_ent_t e;
-        get(g, s, k, sizeof h + x * sizeof e, &e, sizeof e);
+        span(g, s, k, sizeof h + x * sizeof e, &e, sizeof e, 0);
         if (e.dst != (uint32_t)me)
             continue;
         if (e.idx >= (all ? n : 1))
             return VC_ERR_ARG;
         if (blk)
-            get(g, s, k, data + (size_t)e.idx * blk, (uint8_t *)rbuf + (size_t)j * blk, blk);
+            span(g, s, k, data + (size_t)e.idx * blk, (uint8_t *)rbuf + (size_t)j * blk, blk, 0);
         /* my next receive edge from s */
         while (++j < gr->indeg && gr->src[j] != s)
             ;
