@@ -27,7 +27,13 @@ ps -eo pid=,stat=,args= | awk '$2 ~ /^T/ && /mp_kill/ { print $1 }' | xargs -r k
 wait $launcher
 rc=$?
 grep -E "detected|acknowledgement" "$log" | sed 's/^/  /'
-if [ $rc -eq 124 ] || [ "$n" -ne $((np - 1)) ] || ! grep -q "no acknowledgement for" "$log"; then
+# Which of the two reports first is a race, not a property: UD's resend timer
+# declares the peer dead only once the liveness detector finds it silent too
+# (ud_progress.c: busy is not dead), and that detector may fail it first on
+# its own ("answered no heartbeat": seen once in three guest runs on a Xeon
+# TCG host). Either names the stopped rank; no report at all is the failure.
+if [ $rc -eq 124 ] || [ "$n" -ne $((np - 1)) ] ||
+   ! grep -qE "no acknowledgement for|answered no heartbeat for" "$log"; then
     echo "FAIL: $n of $((np - 1)) survivors reported the stopped rank (launcher exit $rc, ${secs}s)"
     tail -20 "$log" | sed 's/^/  | /'
     rm -f "$log"
