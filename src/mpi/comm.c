@@ -11,7 +11,8 @@
  * the like, which a correct program may call right before a Send its peer
  * needs. A communicator without a twin (made by a call the drop-in does
  * not see, such as MPI_Comm_idup, or an intercommunicator) falls back on
- * every member alike. MPI_COMM_WORLD is vcoll's world itself.
+ * every member alike. MPI_COMM_WORLD is vcoll's world itself; MPI_COMM_SELF
+ * gets its twin in MPI_Init.
  */
 #include <stdio.h>
 #include <stdlib.h>

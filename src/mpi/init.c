@@ -96,8 +96,12 @@ static void setup(void)
     int ok = rc == VC_SUCCESS, all = 0;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, vcmpi.priv);
     vcmpi.on = all;
-    if (all)
+    if (all) {
         vcmpi_progress_setup();
+        /* MPI_COMM_SELF has no constructor to catch: its twin (a group of
+           this rank alone, no traffic) is made here */
+        vcmpi_comm_made(MPI_COMM_SELF);
+    }
     if (!all && vcmpi.rank == 0)
         fprintf(stderr, "vcoll_mpi: vcoll did not start on every rank%s%s: all "
                 "collectives use MPI\n", rc ? ", here: " : "", rc ? vc_strerror(rc) : "");

@@ -6,14 +6,18 @@
  * type built from one of them is packed, reduced as that type, unpacked.
  *
  * Any other op (MPI_Op_create's, from C or Fortran) or type vcoll cannot
- * reduce itself (MPI_LONG_DOUBLE, MPI_2DOUBLE_PRECISION, ...) still runs on
- * vcoll when the type has no holes: each element is an opaque vcoll element
- * (never split by the algorithms) and vcoll's op calls the MPI's own
- * PMPI_Reduce_local on whole elements, which calls the user's function the
- * right way for its language. Non-commutative ops keep rank order.
+ * reduce itself (MPI_LONG_DOUBLE, MPI_2DOUBLE_PRECISION, MPI_SHORT_INT, a
+ * strided vector, ...) still runs on vcoll: each element is an opaque vcoll
+ * element of the type's data bytes (never split by the algorithms) and
+ * vcoll's op calls the MPI's own PMPI_Reduce_local on whole elements, which
+ * calls the user's function the right way for its language. A type with
+ * holes travels packed like any other; its op unpacks the operands into the
+ * type's layout in bounded chunks first. Non-commutative ops keep rank
+ * order.
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include "vcmpi.h"
 
 /* the context of a vcoll op that runs an MPI op (freed with the call) */
@@ -21,15 +25,40 @@ typedef struct mpi_op_ctx {
     MPI_Op op;
     MPI_Datatype dt;
     MPI_Aint lb;             /* where MPI's element starts before its data */
-    size_t size;
+    size_t size;             /* bytes vcoll moves per element */
+    /* A type with holes travels packed (vcoll only moves the data bytes),
+       but the MPI op wants its operands in the type's own layout: a chunk
+       of per elements of each operand is unpacked into a and b, the op
+       runs there, and the result is packed back. */
+    vcmpi_tinfo_t ti;        /* the layout; ti.flat points at the copy
+                                behind this struct (or is NULL: MPI_Pack) */
+    size_t per;
+    char *a, *b;             /* NULL: no holes, the op runs in place */
 } mpi_op_ctx_t;
+
+/* scratch bytes per operand for the chunks of a type with holes */
+#define HOLES_SCRATCH ((MPI_Aint)64 << 10)
 
 static void run_mpi_op(const void *in, void *inout, size_t count, vc_dtype_t vt, void *ctx)
 {
     const mpi_op_ctx_t *c = ctx;
+    (void)vt;
+    if (c->a) {
+        for (size_t done = 0; done < count;) {
+            size_t k = count - done < c->per ? count - done : c->per;
+            const char *pin = (const char *)in + done * c->size;
+            char *pio = (char *)inout + done * c->size;
+            char *ua = c->a - c->lb, *ub = c->b - c->lb;
+            vcmpi_unpack(ua, (int)k, c->dt, &c->ti, pin);
+            vcmpi_unpack(ub, (int)k, c->dt, &c->ti, pio);
+            PMPI_Reduce_local(ua, ub, (int)k, c->dt, c->op);
+            vcmpi_pack(ub, (int)k, c->dt, &c->ti, pio);
+            done += k;
+        }
+        return;
+    }
     const char *a = (const char *)in - c->lb;
     char *b = (char *)inout - c->lb;
-    (void)vt;
     while (count) {
         int k = count > INT_MAX ? INT_MAX : (int)count;
         PMPI_Reduce_local(a, b, k, c->dt, c->op);
@@ -39,6 +68,45 @@ static void run_mpi_op(const void *in, void *inout, size_t count, vc_dtype_t vt,
     }
 }
 
+/* the context, and for a type with holes its layout and scratch in the
+   same block (one of the stage's frees); NULL when out of memory */
+static mpi_op_ctx_t *op_ctx(vcmpi_stage_t *s, const vcmpi_tinfo_t *ti, MPI_Aint textent)
+{
+    size_t nseg = ti->contig || !ti->flat ? 0 : ti->flat->n;
+    size_t head = sizeof(mpi_op_ctx_t) + sizeof(vcmpi_flat_t) + nseg * sizeof(vcmpi_seg_t);
+    size_t per = 0, span = 0;
+    head = (head + 63) & ~(size_t)63;
+    if (!ti->contig) {
+        /* whole elements, as many as fit the scratch, at least one */
+        per = textent >= HOLES_SCRATCH ? 1 : (size_t)((HOLES_SCRATCH - textent) / ti->extent) + 1;
+        span = (size_t)((MPI_Aint)(per - 1) * ti->extent + textent);
+        span = (span + 63) & ~(size_t)63;
+    }
+    char *blk = vcmpi_stage_alloc(s, head + 2 * span);
+    if (!blk)
+        return NULL;
+    mpi_op_ctx_t *c = (mpi_op_ctx_t *)blk;
+    memset(c, 0, sizeof *c);
+    if (!ti->contig) {
+        c->ti = *ti;
+        if (ti->flat) {
+            /* a private copy: the program may free the type (and its cached
+               layout) while a non-blocking call still runs the op */
+            vcmpi_flat_t *f = (vcmpi_flat_t *)(blk + sizeof *c);
+            f->refs = 1;
+            f->n = nseg;
+            memcpy(f->seg, ti->flat->seg, nseg * sizeof f->seg[0]);
+            c->ti.flat = f;
+        }
+        c->per = per;
+        c->a = blk + head;
+        c->b = blk + head + span;
+        /* the op may look at holes it does not use: give it defined bytes */
+        memset(c->a, 0, 2 * span);
+    }
+    return c;
+}
+
 /* Every rank decides alike (op and type only); the vcoll op itself is
    made per call, so running out of vcoll's op slots is this rank's error
    (MPI_ERR_NO_MEM), not a fallback others would not take. */
@@ -46,19 +114,26 @@ static const char *map_mpi_op(MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti, vc_
                               vcmpi_stage_t *s, int *err)
 {
     int commute = 1;
+    MPI_Aint tlb, textent;
     if (!vc_op_create_ctx || !vc_dtype_opaque)
         return "user ops not in this libvcoll";
     if (op == MPI_REPLACE || op == MPI_NO_OP)
         return "an RMA-only op";
-    if (!ti->contig)
-        return "an MPI op on a datatype with holes";
     if (ti->size == 0 || ti->size > VC_DTYPE_OPAQUE_MAX)
         return "an MPI op on an empty or huge element";
+    if (PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS) {
+        *err = MPI_ERR_TYPE;
+        return NULL;
+    }
+    /* elements laid out backwards or on top of each other: rare enough
+       for MPI to keep */
+    if (!ti->contig && (ti->extent <= 0 || textent <= 0))
+        return "an MPI op on a type whose extent is not positive";
     if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) {
         *err = MPI_ERR_OP;
         return NULL;
     }
-    mpi_op_ctx_t *c = vcmpi_stage_alloc(s, sizeof *c);
+    mpi_op_ctx_t *c = op_ctx(s, ti, textent);
     if (!c || vc_dtype_opaque(ti->size, &ti->vtype) != VC_SUCCESS) {
         *err = MPI_ERR_NO_MEM;
         return NULL;

@@ -69,6 +69,12 @@ int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t 
     return copy(0, (void *)buf, count, dt, ti, packed);
 }
 
+int vcmpi_unpack(void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
+                 const char *packed)
+{
+    return copy(1, buf, count, dt, ti, (char *)packed);
+}
+
 /* one more (user, packed) pair on a list (un: unpacks at the end; pk: a
    persistent call's packs, redone at every start) */
 static int remember(vcmpi_stage_t *s, vcmpi_unpack_t **list, int *n, int *cap, void *buf,

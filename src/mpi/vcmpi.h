@@ -222,9 +222,11 @@ int vcmpi_stage_vec(vcmpi_stage_t *s, int n, const void *buf, const int *cnt, co
 int vcmpi_stage_all(vcmpi_stage_t *s, int n, int sblocks, const void *sb, int sc,
                     MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, const void **vs,
                     void **vr, size_t *b);
-/* count elements into packed, now */
+/* count elements into packed, now; and back out of it */
 int vcmpi_pack(const void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
                char *packed);
+int vcmpi_unpack(void *buf, int count, MPI_Datatype dt, const vcmpi_tinfo_t *ti,
+                 const char *packed);
 /* a datatype that must live as long as the call (a dup when non-blocking) */
 int vcmpi_stage_keep_type(vcmpi_stage_t *s, MPI_Datatype dt, MPI_Datatype *kept);
 /* large_rt.c (MPI 4): a large count as (int count, same-signature type),

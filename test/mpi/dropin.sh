@@ -6,7 +6,8 @@
 # pingpong -DPINGPONG_MPI) preloaded. Open MPI under mpirun (PMIx bootstrap,
 # and VCOLL_MPI_BOOT=exchange), srun --mpi=pmix when a local Slurm is up,
 # MPICH under hydra (mpiexec.mpich: the exchange bootstrap). Then MPI's
-# own rules (mpi_std: layouts, progress, fresh communicators, user ops,
+# own rules (mpi_std: layouts, progress, fresh communicators, user ops and
+# ops on types with holes, MPI_COMM_SELF,
 # large counts), each pattern a correct MPI program that must finish with
 # the same answers preloaded; and a Fortran program built three ways
 # (mpif.h, use mpi, use mpi_f08) with every collective taken by vcoll.
@@ -120,7 +121,7 @@ standard() {   # mpi, label
         pre=${np#*:} np=${np%:*}
         ran=$((ran + 1))
         if launch "$mpi" "$np" "$pre" -- "$b/test/mpi/$mpi/mpi_std" all &&
-           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 10 ] &&
+           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 11 ] &&
            { [ "$np" = 1 ] || stats_ok "$pre" Bcast Reduce Allreduce Gather Scatter Gatherv \
                  Scatterv Scan Ibarrier Ibcast Iallreduce; }; then
             ok
@@ -137,6 +138,16 @@ standard() {   # mpi, label
         ok
     else
         bad "$label mpi_std user_ops: not all on vcoll"
+    fi
+    # ops on types with holes (a user op on a strided type, MINLOC on
+    # MPI_SHORT_INT) and a collective on MPI_COMM_SELF: none falls back
+    ran=$((ran + 1))
+    if launch "$mpi" 3 1 -- "$b/test/mpi/$mpi/mpi_std" holes_ops &&
+       grep -q 'holes_ops: ok' "$tmp/out" && stats_ok 1 Allreduce Reduce Iscan &&
+       ! grep -q 'fallback=[1-9]' "$tmp/out"; then
+        ok
+    else
+        bad "$label mpi_std holes_ops: not all on vcoll"
     fi
     # Open MPI's tcp transport moves a large message only inside MPI calls:
     # a rank blocked in vcoll's collective must still drive it

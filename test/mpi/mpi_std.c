@@ -508,6 +508,114 @@ static void t_user_ops(void)
     free(s), free(r), free(ds), free(dr);
 }
 
+/* 7b. Ops on types with holes: a user op on a strided type (its function
+   reads the layout through the datatype it is given), the predefined
+   MINLOC/MAXLOC on MPI_SHORT_INT and MPI_LONG_DOUBLE_INT (padding inside),
+   and an allreduce on MPI_COMM_SELF. The holes of a receive buffer are
+   not MPI's to write: they must keep their sentinel. */
+#define HOLE 0x5a5a5a5a
+static void holes_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    /* element: 4 ints at stride 2, extent 8 ints, as a 2x2 matrix; the
+       product is not commutative, so rank order shows */
+    int *a = in, *b = inout;
+    (void)dt;
+    for (int k = 0; k < *len; k++, a += 8, b += 8) {
+        int x[4] = {a[0], a[2], a[4], a[6]}, y[4] = {b[0], b[2], b[4], b[6]}, z[4];
+        mat_mul(x, y, z);
+        b[0] = z[0], b[2] = z[1], b[4] = z[2], b[6] = z[3];
+    }
+}
+
+static void strided_check(const int *got, int count, int last, const char *what)
+{
+    int dense[4];
+    for (int k = 0; k < count; k++) {
+        for (int j = 0; j < 4; j++) {
+            dense[j] = got[8 * k + 2 * j];
+            NEED(got[8 * k + 2 * j + 1] == HOLE, "%s count %d: hole after element %d "
+                 "value %d written (%#x)", what, count, k, j, got[8 * k + 2 * j + 1]);
+        }
+        mat_check(dense, 1, last, what);   /* every element is rank r's element 0 */
+    }
+}
+
+static void t_holes_ops(void)
+{
+    static const int counts[] = {1, 7, 3000};   /* 3000 x 32 bytes: past one 64 KiB chunk */
+    MPI_Datatype v4, m4s;
+    MPI_Op mm;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int *s = xmalloc(sizeof(int) * 8 * 3000), *r = xmalloc(sizeof(int) * 8 * 3000);
+    MPI_Type_vector(4, 1, 2, MPI_INT, &v4);
+    MPI_Type_create_resized(v4, 0, 8 * sizeof(int), &m4s);
+    MPI_Type_commit(&m4s);
+    MPI_Type_free(&v4);
+    MPI_Op_create(holes_fn, 0, &mm);
+    for (int ci = 0; ci < 3; ci++) {
+        const int count = counts[ci];
+        int m[4];
+        /* every element of rank r is its matrix 0 (mat_check's reference
+           for element 0), so each result element is checked alike */
+        mat_of(rank, 0, m);
+        for (int k = 0; k < count; k++)
+            for (int j = 0; j < 4; j++)
+                s[8 * k + 2 * j] = m[j], s[8 * k + 2 * j + 1] = -7;
+        step("non-commutative user op on a strided type, Allreduce count %d", count);
+        for (int i = 0; i < 8 * count; i++) r[i] = HOLE;
+        MPI_Allreduce(s, r, count, m4s, mm, w);
+        strided_check(r, count, size - 1, "strided allreduce");
+        FOR_ROOTS(root, size) {
+            step("... Reduce count %d root %d", count, root);
+            for (int i = 0; i < 8 * count; i++) r[i] = HOLE;
+            MPI_Reduce(s, r, count, m4s, mm, root, w);
+            if (rank == root)
+                strided_check(r, count, size - 1, "strided reduce");
+        }
+        step("... Iscan count %d", count);
+        MPI_Request q;
+        for (int i = 0; i < 8 * count; i++) r[i] = HOLE;
+        MPI_Iscan(s, r, count, m4s, mm, w, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        strided_check(r, count, rank, "strided iscan");
+    }
+    MPI_Op_free(&mm);
+    MPI_Type_free(&m4s);
+
+    /* MINLOC on (short, int): value rank%3 (ties), index 100+rank -> the
+       smallest value, and among ranks holding it the smallest index */
+    step("MINLOC on MPI_SHORT_INT, MAXLOC on MPI_LONG_DOUBLE_INT");
+    struct { short v; int i; } si[5], so[5];
+    struct { long double v; int i; } li[5], lo[5];
+    for (int k = 0; k < 5; k++) {
+        si[k].v = (short)((rank + k) % 3), si[k].i = 100 + rank;
+        li[k].v = (long double)((rank * 7 + k) % 5), li[k].i = 200 + rank;
+    }
+    MPI_Allreduce(si, so, 5, MPI_SHORT_INT, MPI_MINLOC, w);
+    MPI_Allreduce(li, lo, 5, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, w);
+    for (int k = 0; k < 5; k++) {
+        int bv = 1 << 30, bi = 0;
+        long double lv = -1;
+        int li_ = 0;
+        for (int q = 0; q < size; q++) {
+            int v = (q + k) % 3;
+            if (v < bv) bv = v, bi = 100 + q;
+            long double x = (long double)((q * 7 + k) % 5);
+            if (x > lv) lv = x, li_ = 200 + q;
+        }
+        NEED(so[k].v == bv && so[k].i == bi, "SHORT_INT minloc [%d] = (%d,%d), want (%d,%d)",
+             k, so[k].v, so[k].i, bv, bi);
+        NEED(lo[k].v == lv && lo[k].i == li_, "LONG_DOUBLE_INT maxloc [%d] = (%Lg,%d), "
+             "want (%Lg,%d)", k, lo[k].v, lo[k].i, lv, li_);
+    }
+
+    step("Allreduce on MPI_COMM_SELF");
+    int one = rank + 1, got = 0;
+    MPI_Allreduce(&one, &got, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    NEED(got == rank + 1, "allreduce on MPI_COMM_SELF gave %d, want %d", got, rank + 1);
+    free(s), free(r);
+}
+
 /* 8. MPI-4 large-count calls beside the int ones in the same collective. */
 static void t_bcast_c(void)
 {
@@ -740,7 +848,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"strided_gather", t_strided_gather}, {"mixed_layouts", t_mixed_layouts},
     {"isend_before_coll", t_isend_before_coll}, {"recv_with_icoll", t_recv_with_icoll},
     {"fallback_first", t_fallback_first}, {"ibarrier_fresh", t_ibarrier_fresh},
-    {"user_ops", t_user_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
+    {"user_ops", t_user_ops}, {"holes_ops", t_holes_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
     {"type_zoo", t_type_zoo},
 };
 
