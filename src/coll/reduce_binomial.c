@@ -11,8 +11,10 @@
  * then sends the result to the root (one extra message).
  *
  * Buffers: the root accumulates in RBUF (its only valid buffer besides
- * SBUF); other ranks accumulate in TMP[0, n) and receive into TMP[n, 2n),
- * and never touch RBUF (MPI lets it be NULL there).
+ * SBUF), receiving its first child there too unless RBUF already holds its
+ * input (in place) and later children into TMP[0, n); other ranks
+ * accumulate in TMP[0, n) and receive into TMP[n, 2n), and never touch
+ * RBUF (MPI lets it be NULL there).
  */
 #include "sched.h"
 
@@ -39,9 +41,18 @@ int coll_reduce_binomial(const coll_args_t *a, coll_sched_t *s)
             return sched_done(s);
         }
         if (vr + mask < p) {
-            sched_need_tmp(s, in_off + n);
-            sched_recv(s, COLL_TMP, in_off, n, (vr + mask + root) % p);
-            sched_reduce(s, acc, 0, cur, cur_off, COLL_TMP, in_off, n);
+            int child = (vr + mask + root) % p;
+            if (is_root && cur != COLL_RBUF) {
+                /* the root's first child lands in RBUF itself and is folded
+                   there (RBUF = mine op RBUF): no scratch, and the fold
+                   reads what the copy just left in the cache */
+                sched_recv(s, COLL_RBUF, 0, n, child);
+                sched_reduce(s, COLL_RBUF, 0, cur, cur_off, COLL_RBUF, 0, n);
+            } else {
+                sched_need_tmp(s, in_off + n);
+                sched_recv(s, COLL_TMP, in_off, n, child);
+                sched_reduce(s, acc, 0, cur, cur_off, COLL_TMP, in_off, n);
+            }
             sched_round(s);
             cur = acc;
             cur_off = 0;

@@ -42,6 +42,9 @@ int coll_reduce_hier(const coll_args_t *a, coll_sched_t *s)
             part = COLL_RBUF;
             part_off = 0;
         } else if (h.is_head) {
+            /* the node phase's result buffer is my TMP[0, n): say so here,
+               since that phase may not need scratch of its own */
+            sched_need_tmp(s, n);
             m.buf[COLL_RBUF] = COLL_TMP;
             m.off[COLL_TMP] = n;
             part = COLL_TMP;
