@@ -49,17 +49,23 @@ const char *dtype_isa_name(enum dtype_isa isa)
 
 enum dtype_isa dtype_reduce_isa(void)
 {
-    /* Asked once; threads racing here compute the same answer, so a relaxed
-       store is enough. -1: not asked yet. */
-    static int isa = -1;
-    int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
-    if (v < 0) {
-        v = DTYPE_ISA_BASE;
-        for (int i = DTYPE_ISA_N - 1; i > DTYPE_ISA_BASE; i--)
-            if (cpu_runs((enum dtype_isa)i)) { v = i; break; }
-        __atomic_store_n(&isa, v, __ATOMIC_RELAXED);
+    for (int i = DTYPE_ISA_N - 1; i > DTYPE_ISA_BASE; i--)
+        if (cpu_runs((enum dtype_isa)i))
+            return (enum dtype_isa)i;
+    return DTYPE_ISA_BASE;
+}
+
+/* the table dtype_reduce3 uses, chosen on first use; threads racing there
+   store the same pointer, so relaxed atomics suffice */
+static const reduce3_fn (*active_table(void))[NOP]
+{
+    static const reduce3_fn (*active)[NOP];
+    const reduce3_fn (*t)[NOP] = __atomic_load_n(&active, __ATOMIC_RELAXED);
+    if (!t) {
+        t = table_of(dtype_reduce_isa());
+        __atomic_store_n(&active, t, __ATOMIC_RELAXED);
     }
-    return (enum dtype_isa)v;
+    return t;
 }
 
 reduce3_fn dtype_reduce_kernel(vc_dtype_t dt, vc_op_t op, enum dtype_isa isa)
@@ -77,7 +83,7 @@ void dtype_reduce3(void *out, const void *a, const void *b, size_t count,
        becoming a wild call */
     if ((unsigned)dt >= NDT || (unsigned)op >= NOP)
         return;
-    reduce3_fn f = table_of(dtype_reduce_isa())[dt][op];
+    reduce3_fn f = active_table()[dt][op];
     if (f)
         f(out, a, b, count);
 }

@@ -44,11 +44,11 @@ static void run_mpi_op(const void *in, void *inout, size_t count, vc_dtype_t vt,
     const mpi_op_ctx_t *c = ctx;
     (void)vt;
     if (c->a) {
+        char *ua = c->a - c->lb, *ub = c->b - c->lb;
         for (size_t done = 0; done < count;) {
             size_t k = count - done < c->per ? count - done : c->per;
             const char *pin = (const char *)in + done * c->size;
             char *pio = (char *)inout + done * c->size;
-            char *ua = c->a - c->lb, *ub = c->b - c->lb;
             vcmpi_unpack(ua, (int)k, c->dt, &c->ti, pin);
             vcmpi_unpack(ub, (int)k, c->dt, &c->ti, pio);
             PMPI_Reduce_local(ua, ub, (int)k, c->dt, c->op);
@@ -73,10 +73,10 @@ static void run_mpi_op(const void *in, void *inout, size_t count, vc_dtype_t vt,
 static mpi_op_ctx_t *op_ctx(vcmpi_stage_t *s, const vcmpi_tinfo_t *ti, MPI_Aint textent)
 {
     size_t nseg = ti->contig || !ti->flat ? 0 : ti->flat->n;
-    size_t head = sizeof(mpi_op_ctx_t) + sizeof(vcmpi_flat_t) + nseg * sizeof(vcmpi_seg_t);
-    size_t per = 0, span = 0;
-    head = (head + 63) & ~(size_t)63;
+    size_t head = sizeof(mpi_op_ctx_t), per = 0, span = 0;
     if (!ti->contig) {
+        head += sizeof(vcmpi_flat_t) + nseg * sizeof(vcmpi_seg_t);
+        head = (head + 63) & ~(size_t)63;
         /* whole elements, as many as fit the scratch, at least one */
         per = textent >= HOLES_SCRATCH ? 1 : (size_t)((HOLES_SCRATCH - textent) / ti->extent) + 1;
         span = (size_t)((MPI_Aint)(per - 1) * ti->extent + textent);
@@ -114,21 +114,23 @@ static const char *map_mpi_op(MPI_Datatype dt, MPI_Op op, vcmpi_tinfo_t *ti, vc_
                               vcmpi_stage_t *s, int *err)
 {
     int commute = 1;
-    MPI_Aint tlb, textent;
+    MPI_Aint tlb, textent = 0;
     if (!vc_op_create_ctx || !vc_dtype_opaque)
         return "user ops not in this libvcoll";
     if (op == MPI_REPLACE || op == MPI_NO_OP)
         return "an RMA-only op";
     if (ti->size == 0 || ti->size > VC_DTYPE_OPAQUE_MAX)
         return "an MPI op on an empty or huge element";
-    if (PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS) {
-        *err = MPI_ERR_TYPE;
-        return NULL;
+    /* a type with holes: elements laid out backwards or on top of each
+       other are rare enough for MPI to keep */
+    if (!ti->contig) {
+        if (PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS) {
+            *err = MPI_ERR_TYPE;
+            return NULL;
+        }
+        if (ti->extent <= 0 || textent <= 0)
+            return "an MPI op on a type whose extent is not positive";
     }
-    /* elements laid out backwards or on top of each other: rare enough
-       for MPI to keep */
-    if (!ti->contig && (ti->extent <= 0 || textent <= 0))
-        return "an MPI op on a type whose extent is not positive";
     if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) {
         *err = MPI_ERR_OP;
         return NULL;
