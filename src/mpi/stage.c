@@ -144,10 +144,20 @@ void vcmpi_stage_init(vcmpi_stage_t *s, MPI_Comm comm, int nonblocking)
     s->un = s->pk = NULL;
     s->nun = s->capun = s->npk = s->cappk = s->nfree = s->ndup = 0;
     s->has_vop = s->held = 0;
+    s->ninline = 0;
 }
 
 void *vcmpi_stage_alloc(vcmpi_stage_t *s, size_t bytes)
 {
+    /* non-blocking and persistent stages outlive the wrapper's frame (they
+       are copied into the request), so only blocking ones use inline_buf */
+    size_t need = (bytes + 15) & ~(size_t)15;
+    if (!s->nonblocking && bytes <= VCMPI_STAGE_INLINE &&
+        need <= VCMPI_STAGE_INLINE - s->ninline) {
+        void *p = s->inline_buf + s->ninline;
+        s->ninline += need;
+        return p;
+    }
     void *p = malloc(bytes ? bytes : 1);
     if (p && add_free(s, p))
         p = NULL;

@@ -99,6 +99,7 @@ typedef struct vcmpi_unpack {
 } vcmpi_unpack_t;
 #define VCMPI_STAGE_FREES 8
 #define VCMPI_STAGE_DUPS 2
+#define VCMPI_STAGE_INLINE 1024
 typedef struct vcmpi_stage {
     MPI_Comm comm;
     int nonblocking;         /* datatypes must outlive the call: dup'ed */
@@ -113,6 +114,11 @@ typedef struct vcmpi_stage {
     int has_vop;
     MPI_Op held_op;          /* an MPI op kept alive for the call (held) */
     int held;
+    /* a blocking call's small scratch (count arrays, small packs): the
+       stage lives on the wrapper's stack for exactly that call, so this
+       saves a malloc and a free per v-collective */
+    size_t ninline;
+    unsigned char inline_buf[VCMPI_STAGE_INLINE] __attribute__((aligned(16)));
 } vcmpi_stage_t;
 
 /* does the call hold anything to unpack, free or release at its end? */

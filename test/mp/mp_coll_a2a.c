@@ -11,6 +11,8 @@
  * reordering. Run under mpirun; exit 0 on success.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "mp_util.h"
 
 static vc_op_t op_affine, op_add;
@@ -357,6 +359,13 @@ static void test_errors(void)
         d[p - 1] = SIZE_MAX;
         EXPECT_RC(vc_alltoallv(s, c, d, r, c, d, VC_UINT32, W), VC_ERR_COUNT);
         d[p - 1] = (size_t)p - 1;
+        /* blocks in rank order, the first one long enough to run into the
+           second: the check that needs no sorting must see it too */
+        size_t *rc2 = calloc((size_t)p, sizeof *rc2);
+        memcpy(rc2, c, (size_t)p * sizeof *rc2);
+        rc2[0] = 2;
+        EXPECT_RC(vc_alltoallv(s, c, d, r, rc2, d, VC_UINT32, W), VC_ERR_ARG);
+        free(rc2);
     }
     EXPECT_RC(vc_reduce_scatter(s, r, NULL, VC_UINT32, VC_SUM, W), VC_ERR_ARG);
     c[0] = SIZE_MAX;
