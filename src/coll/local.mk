@@ -9,7 +9,7 @@ libvcoll_int_la_SOURCES += \
 	src/coll/setup.c src/coll/route.c src/coll/comm_split.c src/coll/comm_graph.c src/coll/graph.h \
 	src/coll/barrier_dissemination.c src/coll/barrier_linear.c \
 	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \
-	src/coll/reduce_binomial.c src/coll/reduce_rsag.c \
+	src/coll/reduce_binomial.c src/coll/reduce_rsag.c src/coll/reduce_linear.c \
 	src/coll/allreduce_recursive_doubling.c src/coll/allreduce_rabenseifner.c \
 	src/coll/allreduce_ring.c src/coll/allreduce_linear.c \
 	src/coll/allgather_ring.c src/coll/allgather_recursive_doubling.c \

@@ -1,8 +1,9 @@
 /*
  * registry.c -- the one list of collective algorithms. Adding one is its
  * builder's file plus one line here; selection (rules.c) then names it.
- * Within a collective the order is the order of VCOLL_<COLL>_ALG's values
- * and of vcoll_info's listing: append, do not reorder.
+ * Within a collective the order is vcoll_info's listing and the numbers
+ * the unit tests count by (coll_talg.h): the algorithms with a schedule
+ * first, then those that run only through shared memory.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,8 @@ static const coll_alg_t algs[] = {
     {COLL_BARRIER, "hier", coll_barrier_hier, RO | NODE, ALL, NULL, NULL},
     {COLL_BARRIER, "shm", NULL, RO | NODE | SHARED, BLK, coll_shm_fits, coll_shm_run},
     {COLL_BARRIER, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
+    {COLL_BARRIER, "flags_release", NULL, RO | SHARED, BLK, coll_flags_fits,
+     coll_flags_release_run},
 
     {COLL_BCAST, "binomial", coll_bcast_binomial, RO, ALL, NULL, NULL},
     {COLL_BCAST, "scatter_allgather", coll_bcast_scatter_allgather, RO, ALL, NULL, NULL},
@@ -38,6 +41,7 @@ static const coll_alg_t algs[] = {
     {COLL_REDUCE, "binomial", coll_reduce_binomial, RO, ALL, NULL, NULL},
     {COLL_REDUCE, "rsag", coll_reduce_rsag, 0, ALL, count_covers_pof2, NULL},
     {COLL_REDUCE, "hier", coll_reduce_hier, RO | NODE, ALL, NULL, NULL},
+    {COLL_REDUCE, "linear", coll_reduce_linear, RO, ALL, NULL, NULL},
     {COLL_REDUCE, "shm", NULL, RO | NODE | SHARED, BLK, coll_shm_fits, coll_shm_run},
 
     /* ring: block b's chain starts at rank b; Rabenseifner as rsag */

@@ -210,6 +210,7 @@ int coll_bcast_binomial(const coll_args_t *a, coll_sched_t *s);
 int coll_bcast_scatter_allgather(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_binomial(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_rsag(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_rabenseifner(const coll_args_t *a, coll_sched_t *s);
 int coll_allreduce_ring(const coll_args_t *a, coll_sched_t *s);

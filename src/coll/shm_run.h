@@ -18,6 +18,7 @@ int coll_nbr_shm_fits(const coll_query_t *q);
 int coll_nbr_shm_run(const coll_call_t *c, int *rc);
 int coll_flags_fits(const coll_query_t *q);
 int coll_flags_run(const coll_call_t *c, int *rc);
+int coll_flags_release_run(const coll_call_t *c, int *rc);
 
 /* The flag slots for a persistent barrier or allreduce (exec.c): the slot
  * set of a world's init number index (-1: none; the first NET_SHM_PSETS

@@ -152,7 +152,7 @@ void net_shm_after_fence(net_t *n);
    requests */
 #define NET_SHM_PSETS 8
 #define NET_SHM_SLOTS (2 + 2 * NET_SHM_PSETS)
-#define NET_SHM_SLOT_BYTES 64
+#define NET_SHM_SLOT_BYTES 320
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
 int net_rc_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);

@@ -80,7 +80,7 @@ int prog_peer_probe(prog_t *p, int w)
 int prog_wait_step(prog_t *p, const struct vc_comm *comm, unsigned *idle, double *next_check,
                    int peer)
 {
-    int spin = prog_spin_for(p, peer);
+    int spin = peer == PROG_YIELD_AT_ONCE ? 0 : prog_spin_for(p, peer);
     if (prog_comm_has_dead(p, comm))
         return VC_ERR_PEER_FAILED;
     /* progress now and then, so p2p backlogs and non-blocking collectives

@@ -118,7 +118,10 @@ int prog_comm_has_dead(const prog_t *p, const struct vc_comm *comm);
  * flags, a communicator's segment): progress, back off, probe this node's
  * peers. VC_ERR_PEER_FAILED if a member of comm died (failures are scoped:
  * a death outside comm does not end the wait). peer: the world rank the
- * wait is for, if one is (prog_spin_for), else -1. */
+ * wait is for, if one is (prog_spin_for), else -1; PROG_YIELD_AT_ONCE:
+ * yield on every empty poll (the wait is for a rank that may need this
+ * very core, on a node with more ranks than cores). */
+#define PROG_YIELD_AT_ONCE (-2)
 int prog_wait_step(prog_t *p, const struct vc_comm *comm, unsigned *idle, double *next_check,
                    int peer);
 

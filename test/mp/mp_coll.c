@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "vcoll.h"
 
 static int rank, size, fails;
@@ -32,8 +33,45 @@ static int rank, size, fails;
 
 static double val(int r, size_t i) { return (double)((r * 7 + (int)(i % 13)) % 17) - 5.0; }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);  /* one clock for every rank of a machine */
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A barrier must hold everyone until the last has arrived: in each round
+   one member arrives 20 ms late, and no member may leave before that
+   late arrival (every rank's exit time against the latest entry time,
+   exchanged afterwards). A barrier that lets anyone through early, say a
+   member that waits for rank 0 alone while rank 0 did not wait for all,
+   fails here. Then 20 back-to-back barriers. */
 static void test_barrier(vc_comm_t comm)
 {
+    int me, p;
+    vc_comm_rank(comm, &me);
+    vc_comm_size(comm, &p);
+    double *t = malloc(2 * (size_t)p * sizeof *t);
+    for (int round = 0; round < 3 && p > 1; round++) {
+        int late = (round * 5 + 1) % p;     /* rank 0 and others, by size */
+        if (me == late) {
+            struct timespec d = {0, 20 * 1000 * 1000};
+            nanosleep(&d, NULL);
+        }
+        double io[2];
+        io[0] = now_s();
+        OK(vc_barrier(comm));
+        io[1] = now_s();
+        OK(vc_allgather(io, 2, VC_DOUBLE, t, comm));
+        double last_in = 0;
+        for (int r = 0; r < p; r++)
+            if (t[2 * r] > last_in)
+                last_in = t[2 * r];
+        for (int r = 0; r < p; r++)
+            CHECK(t[2 * r + 1] >= last_in, "barrier round %d: rank %d left %.3f ms before "
+                  "rank %d arrived", round, r, 1e3 * (last_in - t[2 * r + 1]), late);
+    }
+    free(t);
     for (int i = 0; i < 20; i++)
         OK(vc_barrier(comm));
 }
