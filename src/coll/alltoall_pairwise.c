@@ -6,8 +6,8 @@
  */
 #include "sched.h"
 
-static void uniform_layout(const coll_args_t *a, int j, size_t *sc, size_t *sd,
-                           size_t *rc, size_t *rd)
+void coll_a2a_uniform_layout(const coll_args_t *a, int j, size_t *sc, size_t *sd,
+                             size_t *rc, size_t *rd)
 {
     *sc = *rc = a->count;
     *sd = *rd = (size_t)j * a->count;
@@ -17,5 +17,5 @@ int coll_alltoall_pairwise(const coll_args_t *a, coll_sched_t *s)
 {
     if (!a->count)
         return sched_done(s);
-    return coll_a2a_pairwise(a, s, uniform_layout);
+    return coll_a2a_pairwise(a, s, coll_a2a_uniform_layout, 0);
 }

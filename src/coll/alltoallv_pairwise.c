@@ -16,7 +16,8 @@
  */
 #include "sched.h"
 
-int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn lay)
+int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn lay,
+                      int one_round)
 {
     int p = a->size, r = a->rank;
     size_t es = a->esize, sc, sd, rc, rd;
@@ -55,7 +56,8 @@ int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn 
         }
         if (sc)
             sched_send(s, in, sd * es, sc * es, dst);
-        sched_round(s);
+        if (!one_round)
+            sched_round(s);
     }
     return sched_done(s);
 }
@@ -70,9 +72,14 @@ static void vec_layout(const coll_args_t *a, int j, size_t *sc, size_t *sd, size
     *sd = a->displs ? a->displs[j] : *rd;
 }
 
-int coll_alltoallv_pairwise(const coll_args_t *a, coll_sched_t *s)
+int coll_alltoallv_build(const coll_args_t *a, coll_sched_t *s, int one_round)
 {
     if (!a->rcounts || !a->rdispls || (!a->inplace && (!a->counts || !a->displs)))
         return VC_ERR_ARG;
-    return coll_a2a_pairwise(a, s, vec_layout);
+    return coll_a2a_pairwise(a, s, vec_layout, one_round);
+}
+
+int coll_alltoallv_pairwise(const coll_args_t *a, coll_sched_t *s)
+{
+    return coll_alltoallv_build(a, s, 0);
 }

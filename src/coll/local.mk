@@ -16,7 +16,8 @@ libvcoll_int_la_SOURCES += \
 	src/coll/gather_binomial.c src/coll/gather_linear.c src/coll/gatherv_linear.c \
 	src/coll/scatter_binomial.c src/coll/scatter_linear.c src/coll/scatterv_linear.c \
 	src/coll/allgatherv_ring.c src/coll/allgatherv_recursive_doubling.c \
-	src/coll/alltoall_bruck.c src/coll/alltoall_pairwise.c \
+	src/coll/alltoall_bruck.c src/coll/alltoall_pairwise.c src/coll/alltoall_linear.c \
+	src/coll/alltoallv_linear.c \
 	src/coll/alltoallv_pairwise.c src/coll/neighbor_direct.c src/coll/neighbor_shm.c \
 	src/coll/reduce_scatter_recursive_halving.c \
 	src/coll/reduce_scatter_pairwise.c src/coll/reduce_scatter_ring.c \

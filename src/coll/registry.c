@@ -72,7 +72,9 @@ static const coll_alg_t algs[] = {
      NULL, NULL},
     {COLL_ALLTOALL, "bruck", coll_alltoall_bruck, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "pairwise", coll_alltoall_pairwise, RO, ALL, NULL, NULL},
+    {COLL_ALLTOALL, "linear", coll_alltoall_linear, RO, ALL, NULL, NULL},
     {COLL_ALLTOALLV, "pairwise", coll_alltoallv_pairwise, RO, ALL, NULL, NULL},
+    {COLL_ALLTOALLV, "linear", coll_alltoallv_linear, RO, ALL, NULL, NULL},
     /* one builder per algorithm serves both reduce_scatter kinds; only
        pairwise combines in rank order */
     {COLL_REDUCE_SCATTER_BLOCK, "recursive_halving", coll_reduce_scatter_recursive_halving,

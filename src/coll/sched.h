@@ -199,7 +199,14 @@ void coll_win_blocks(const coll_args_t *a, const void *ctx, int n0, int n1,
    the input) and what I receive from it (count, displacement in RBUF) */
 typedef void (*coll_a2a_layout_fn)(const coll_args_t *a, int j, size_t *scnt,
                                    size_t *sdsp, size_t *rcnt, size_t *rdsp);
-int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn lay);
+/* one_round: every exchange posted at once (the linear forms) instead of
+   one per round */
+int coll_a2a_pairwise(const coll_args_t *a, coll_sched_t *s, coll_a2a_layout_fn lay,
+                      int one_round);
+void coll_a2a_uniform_layout(const coll_args_t *a, int j, size_t *scnt, size_t *sdsp,
+                             size_t *rcnt, size_t *rdsp);
+/* alltoallv in either form: checks the arrays, then coll_a2a_pairwise */
+int coll_alltoallv_build(const coll_args_t *a, coll_sched_t *s, int one_round);
 /* scan and exscan (scan_recursive_doubling.c) */
 int coll_scan_build(const coll_args_t *a, coll_sched_t *s, int exclusive);
 
@@ -230,6 +237,8 @@ int coll_allgatherv_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 int coll_alltoall_bruck(const coll_args_t *a, coll_sched_t *s);
 int coll_alltoall_pairwise(const coll_args_t *a, coll_sched_t *s);
 int coll_alltoallv_pairwise(const coll_args_t *a, coll_sched_t *s);
+int coll_alltoall_linear(const coll_args_t *a, coll_sched_t *s);
+int coll_alltoallv_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_recursive_halving(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_pairwise(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_ring(const coll_args_t *a, coll_sched_t *s);

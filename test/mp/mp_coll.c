@@ -62,7 +62,7 @@ static void test_barrier(vc_comm_t comm)
         io[0] = now_s();
         OK(vc_barrier(comm));
         io[1] = now_s();
-        OK(vc_allgather(io, 2, VC_DOUBLE, t, comm));
+        OK(vc_allgather(io, t, 2, VC_DOUBLE, comm));
         double last_in = 0;
         for (int r = 0; r < p; r++)
             if (t[2 * r] > last_in)

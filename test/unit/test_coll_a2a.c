@@ -396,11 +396,13 @@ static void test_alltoall(void)
 static void test_alltoallv(void)
 {
     int before = nfail;
-    for (int pi = 0; pi < NPS; pi++)
-        for (size_t scale = 0; scale < 3; scale++)
-            for (int ip = 0; ip < 2; ip++)
-                for (int shape = ip; shape < 2; shape++)
-                    check_case((tcase_t){COLL_ALLTOALLV, 1, psizes[pi], ip, scale, shape, 0, 0});
+    for (int alg = 1; alg < tnsched(COLL_ALLTOALLV); alg++)
+        for (int pi = 0; pi < NPS; pi++)
+            for (size_t scale = 0; scale < 3; scale++)
+                for (int ip = 0; ip < 2; ip++)
+                    for (int shape = ip; shape < 2; shape++)
+                        check_case((tcase_t){COLL_ALLTOALLV, alg, psizes[pi], ip, scale, shape,
+                                             0, 0});
     CU_ASSERT_EQUAL(nfail, before);
 }
 
