@@ -103,7 +103,7 @@ int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int 
                      vc_dtype_t dt, int disjoint)
 {
     size_t last_lo = 0, max_hi = 0;
-    int ordered = 1, overlap = 0, any = 0, rc = VC_SUCCESS;
+    int ordered = 1, overlap = 0, rc = VC_SUCCESS;
     for (int j = 0; j < p && !rc; j++) {
         if (dsp[j] > SIZE_MAX - cnt[j])
             rc = VC_ERR_COUNT;
@@ -114,15 +114,15 @@ int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int 
         if (rc || !disjoint || !cnt[j])
             continue;
         /* with the starts in order, a block overlaps an earlier one iff
-           it starts before the furthest end seen so far */
-        if (any && dsp[j] < last_lo)
+           it starts before the furthest end seen so far (both 0 before
+           the first block, which so never counts as either) */
+        if (dsp[j] < last_lo)
             ordered = 0;
-        else if (any && dsp[j] < max_hi)
+        else if (dsp[j] < max_hi)
             overlap = 1;
         last_lo = dsp[j];
         if (dsp[j] + cnt[j] > max_hi)
             max_hi = dsp[j] + cnt[j];
-        any = 1;
     }
     if (rc || !disjoint)
         return rc;
