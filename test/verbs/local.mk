@@ -1,7 +1,7 @@
 # test/verbs/local.mk - verbs tests in the SoftRoCE guest (needs root, QEMU).
 # Not part of `make check` (a guest boot takes 10-20 s and needs root);
 # run `make check-verbs` explicitly.
-EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list \
+EXTRA_DIST += doc/scaling.md test/verbs/selftest.c test/verbs/guest-suite.sh test/verbs/verbs.list test/verbs/verbs2.list \
 	test/verbs/run-verbs-tests.sh test/verbs/ud-timeout.sh \
 	test/verbs/rc-error.sh test/verbs/rcache-stale.sh test/verbs/ud-busy.sh test/verbs/remote-kill.sh test/verbs/nodes.list \
 	test/verbs/guest-nodes.sh test/verbs/nodes-errors.sh test/verbs/rc-oneside.sh \
@@ -12,7 +12,7 @@ TESTS += test/verbs/vm-options.sh
 EXTRA_DIST += test/verbs/vm-options.sh
 
 check-verbs: all $(check_PROGRAMS)
-	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir) --list $(abs_top_srcdir)/test/verbs/verbs.list
+	$(top_srcdir)/test/verbs/run-verbs-tests.sh $(abs_top_builddir)
 .PHONY: check-verbs
 
 # multi-node agreement check (built with `make check`, run by the guest

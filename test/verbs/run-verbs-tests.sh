@@ -13,6 +13,8 @@
 #         test/verbs/nodes.list on auto, rc and ud, plus bad-input checks);
 #         VCOLL_VERBS_NODES=0 skips them
 # Extra arguments go to both guest-suite.sh runs (e.g. --only REGEX, --list F).
+# Without a --list, boot 1 runs test/verbs/verbs.list and boot 2 the shorter
+# test/verbs/verbs2.list (what a second device changes; boot 1 covered the rest).
 # Boot 1 also runs the kill -9 check (test/mp/kill.sh) on each net, for rc
 # test/verbs/rc-error.sh (a send to a dead rank: the failed completion) and
 # for ud test/verbs/ud-timeout.sh (a SIGSTOPped rank, found by missing ACKs);
@@ -82,15 +84,18 @@ NODES_CMD=true
 [[ ${VCOLL_VERBS_NODES:-1} != 0 ]] &&
   NODES_CMD="echo '=== boot 1, part 2: emulated nodes 2+2 and 1+2+3, one rxe device (net auto,rc,ud) ==='
 $(printf '%q ' "$SRC/test/verbs/guest-nodes.sh" "$BUILD" --timeout "$TT")"
+LIST1=() LIST2=()
+[[ " $* " == *" --list "* ]] ||
+  LIST1=(--list "$SRC/test/verbs/verbs.list") LIST2=(--list "$SRC/test/verbs/verbs2.list")
 status=0
 echo "=== boot 1: one rxe device (np $NP1, net $NETS) ==="
 "$VM" -n 1 -t "$VMT" bash -c "\"\$0\" \"\$@\"; s=\$?
 $NODES_CMD || s=1
 exit \$s" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP1" --timeout "$TT" \
-  --pre "selftest rxe0=$ST/selftest" "${KILLS[@]}" "$@" || status=1
+  --pre "selftest rxe0=$ST/selftest" "${KILLS[@]}" "${LIST1[@]}" "$@" || status=1
 echo "=== boot 2: two rxe devices (link MTUs $MTU2), ranks split over $HCA2 (np $NP2, net $NETS) ==="
 "$VM" -n 2 --mtu "$MTU2" -t "$VMT" "$SUITE" --build "$BUILD" --net "$NETS" --np "$NP2" --timeout "$TT" \
   --hca "$HCA2" --pre "selftest rxe1=VCOLL_SELFTEST_DEV=rxe1 $ST/selftest" \
-  --pre "cross-device pingpong rxe1->rxe0=$XDEV" "$@" || status=1
+  --pre "cross-device pingpong rxe1->rxe0=$XDEV" "${LIST2[@]}" "$@" || status=1
 [[ $status == 0 ]] && echo "$PROG: all verbs tests passed" || echo "$PROG: FAILURES (see above)"
 exit $status
