@@ -49,6 +49,9 @@ int api_check_op(vc_dtype_t dt, vc_op_t op);       /* built-in or live user op *
 int api_check_total(vc_dtype_t dt, size_t count, size_t n);
 int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int p,
                      vc_dtype_t dt, int disjoint);
+/* blocks.c: the non-empty blocks (cnt[j] at dsp[j], each end addressable)
+   are disjoint, else VC_ERR_ARG */
+int api_check_disjoint(const size_t *cnt, const size_t *dsp, int n);
 
 /* A checked collective to the collective layer in its form (FORM_BLOCKING,
  * FORM_NONBLOCKING, FORM_PERSISTENT of coll/registry.h): the forms with a

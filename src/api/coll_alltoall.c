@@ -69,41 +69,13 @@ int vc_alltoall_init(const void *sbuf, void *rbuf, size_t count, vc_dtype_t dtyp
     return alltoall(sbuf, rbuf, count, dtype, comm, req, FORM_PERSISTENT);
 }
 
-typedef struct { size_t lo, hi; } span_t;
-
-static int span_cmp(const void *x, const void *y)
-{
-    const span_t *a = x, *b = y;
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
 /* One side of an alltoallv: every block must fit in memory (VC_ERR_COUNT)
    and have a buffer (VC_ERR_BUFFER); receive blocks must not overlap
-   (VC_ERR_ARG: two peers' data would land on the same bytes). Blocks laid
-   out in rank order (the usual case) are checked in the one pass; only
-   others are sorted, which costs a malloc and a qsort per call. */
-static int blocks_overlap_sorted(const size_t *cnt, const size_t *dsp, int p)
-{
-    span_t *sp = malloc((size_t)p * sizeof *sp);
-    int n = 0, rc = VC_SUCCESS;
-    if (!sp)
-        return VC_ERR_NOMEM;
-    for (int j = 0; j < p; j++)
-        if (cnt[j])
-            sp[n++] = (span_t){dsp[j], dsp[j] + cnt[j]};
-    qsort(sp, (size_t)n, sizeof *sp, span_cmp);
-    for (int i = 1; i < n && !rc; i++)
-        if (sp[i].lo < sp[i - 1].hi)
-            rc = VC_ERR_ARG;
-    free(sp);
-    return rc;
-}
-
+   (VC_ERR_ARG: two peers' data would land on the same bytes; blocks.c). */
 int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int p,
                      vc_dtype_t dt, int disjoint)
 {
-    size_t last_lo = 0, max_hi = 0;
-    int ordered = 1, overlap = 0, rc = VC_SUCCESS;
+    int rc = VC_SUCCESS;
     for (int j = 0; j < p && !rc; j++) {
         if (dsp[j] > SIZE_MAX - cnt[j])
             rc = VC_ERR_COUNT;
@@ -111,22 +83,8 @@ int api_check_blocks(const void *buf, const size_t *cnt, const size_t *dsp, int 
             rc = api_check_total(dt, dsp[j] + cnt[j], 1);
         if (!rc && cnt[j] && !buf)
             rc = VC_ERR_BUFFER;
-        if (rc || !disjoint || !cnt[j])
-            continue;
-        /* with the starts in order, a block overlaps an earlier one iff
-           it starts before the furthest end seen so far (both 0 before
-           the first block, which so never counts as either) */
-        if (dsp[j] < last_lo)
-            ordered = 0;
-        else if (dsp[j] < max_hi)
-            overlap = 1;
-        last_lo = dsp[j];
-        if (dsp[j] + cnt[j] > max_hi)
-            max_hi = dsp[j] + cnt[j];
     }
-    if (rc || !disjoint)
-        return rc;
-    return ordered ? (overlap ? VC_ERR_ARG : VC_SUCCESS) : blocks_overlap_sorted(cnt, dsp, p);
+    return rc || !disjoint ? rc : api_check_disjoint(cnt, dsp, p);
 }
 
 static int check_alltoallv(const void **sbuf, const size_t *scounts, const size_t *sdispls,

@@ -23,8 +23,6 @@
 #include "coll/registry.h"
 #include "dtype/dtype.h"
 
-#define SORT_STACK 64   /* blocks sorted without malloc for overlap checks */
-
 /* Every block and the whole extent (largest displs[i] + counts[i], in
    elements, into *extent) fit in bytes, and so does the sum of counts
    (allgatherv's packed scratch). */
@@ -46,34 +44,6 @@ static int check_vec(vc_dtype_t dt, const size_t *counts, const size_t *displs, 
         return rc;
     *extent = ext;
     return VC_SUCCESS;
-}
-
-typedef struct { size_t d, c; } blk_t;
-
-static int blk_cmp(const void *x, const void *y)
-{
-    const blk_t *a = x, *b = y;
-    return a->d < b->d ? -1 : a->d > b->d;
-}
-
-/* MPI forbids receiving into one location twice: sort the non-empty blocks
-   by displacement and look for one starting before its predecessor ends */
-static int check_overlap(const size_t *counts, const size_t *displs, int n)
-{
-    blk_t stack[SORT_STACK], *b = stack;
-    int m = 0, rc = VC_SUCCESS;
-    if (n > SORT_STACK && !(b = malloc((size_t)n * sizeof *b)))
-        return VC_ERR_NOMEM;
-    for (int i = 0; i < n; i++)
-        if (counts[i])
-            b[m++] = (blk_t){displs[i], counts[i]};
-    qsort(b, (size_t)m, sizeof *b, blk_cmp);
-    for (int i = 1; i < m && !rc; i++)
-        if (b[i].d < b[i - 1].d + b[i - 1].c)
-            rc = VC_ERR_ARG;
-    if (b != stack)
-        free(b);
-    return rc;
 }
 
 /* communicator, root range, datatype and this rank's count */
@@ -160,7 +130,7 @@ static int gatherv_scatterv(int kind, const void *one, size_t count, void *all,
         return VC_ERR_ARG;
     if ((rc = check_vec(dt, counts, displs, comm->size, &ext)) ||
         (rc = check_root_buf(all, ext)) ||
-        (kind == COLL_GATHERV && (rc = check_overlap(counts, displs, comm->size))))
+        (kind == COLL_GATHERV && (rc = api_check_disjoint(counts, displs, comm->size))))
         return rc;
     if (one != VC_IN_PLACE) {
         if ((rc = api_check_buf(one, count)))
@@ -189,7 +159,7 @@ static int allgatherv(const void *sbuf, size_t scount, void *rbuf, const size_t 
     if ((rc = dtype_bytes(dt, scount, &bytes)) ||
         (rc = check_vec(dt, rcounts, displs, comm->size, &ext)) ||
         (rc = check_root_buf(rbuf, ext)) ||
-        (rc = check_overlap(rcounts, displs, comm->size)))
+        (rc = api_check_disjoint(rcounts, displs, comm->size)))
         return rc;
     if (sbuf != VC_IN_PLACE) {
         size_t mine = rcounts[comm->rank];

@@ -14,6 +14,10 @@ typedef struct coll_cache {
     int valid, dt, op, root, inplace;
     const coll_alg_t *alg;
     size_t count;
+    /* a vector call's arrays as they were when s was built (a copy: the
+       caller may change its own between calls); vmask: which were given */
+    size_t *vkey, vkey_cap;
+    unsigned vmask;
     coll_sched_t s;
 } coll_cache_t;
 

@@ -76,16 +76,18 @@ static const coll_alg_t algs[] = {
     {COLL_ALLTOALLV, "pairwise", coll_alltoallv_pairwise, RO, ALL, NULL, NULL},
     {COLL_ALLTOALLV, "linear", coll_alltoallv_linear, RO, ALL, NULL, NULL},
     /* one builder per algorithm serves both reduce_scatter kinds; only
-       pairwise combines in rank order */
+       pairwise and linear combine in rank order */
     {COLL_REDUCE_SCATTER_BLOCK, "recursive_halving", coll_reduce_scatter_recursive_halving,
      0, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER_BLOCK, "pairwise", coll_reduce_scatter_pairwise, RO, ALL, NULL,
      NULL},
     {COLL_REDUCE_SCATTER_BLOCK, "ring", coll_reduce_scatter_ring, 0, ALL, NULL, NULL},
+    {COLL_REDUCE_SCATTER_BLOCK, "linear", coll_reduce_scatter_linear, RO, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER, "recursive_halving", coll_reduce_scatter_recursive_halving, 0, ALL,
      NULL, NULL},
     {COLL_REDUCE_SCATTER, "pairwise", coll_reduce_scatter_pairwise, RO, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER, "ring", coll_reduce_scatter_ring, 0, ALL, NULL, NULL},
+    {COLL_REDUCE_SCATTER, "linear", coll_reduce_scatter_linear, RO, ALL, NULL, NULL},
     {COLL_SCAN, "recursive_doubling", coll_scan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_EXSCAN, "recursive_doubling", coll_exscan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_NEIGHBOR_ALLGATHER, "direct", coll_neighbor_allgather_direct, RO, ALL, NULL, NULL},

@@ -6,9 +6,10 @@
  * run. Also the per-communicator state the route keeps.
  *
  * Small-message path cost: blocking calls reuse the last schedule built for
- * the same (kind, algorithm, count, dtype, op, root, in-place) on this
+ * the same (kind, algorithm, count, dtype, op, root, in-place and, for the
+ * vector forms, the contents of the count and displacement arrays) on this
  * communicator and a per-communicator scratch buffer, so a repeated
- * allreduce does no malloc and no schedule building. Non-blocking calls own
+ * allreduce or gatherv does no malloc and no schedule building. Non-blocking calls own
  * a fresh schedule and scratch (several may be in flight at once);
  * persistent ones (vc_<name>_init) too, built once here and kept by the
  * request for every start (exec.c).
@@ -86,8 +87,10 @@ static void priv_free(struct vc_comm *c)
     if (!cc)
         return;
     node_release(cc, c);
-    for (int k = 0; k < COLL_NKINDS; k++)
+    for (int k = 0; k < COLL_NKINDS; k++) {
         sched_free(&cc->cache[k].s);
+        free(cc->cache[k].vkey);
+    }
     free(cc->scratch);
     coll_layout_free(&cc->layout);
     coll_shmseg_free(cc->seg);
@@ -181,6 +184,68 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
     return coll_run_v(kind, comm, sbuf, rbuf, count, dt, op, root, NULL, req);
 }
 
+/* A vector call's arrays: counts and displs have one entry per destination
+   (the communicator's size, a neighbourhood's out-degree), rcounts and
+   rdispls one per source. */
+static int vec_arrays(int kind, const struct vc_comm *comm, const coll_comm_t *cc,
+                      const coll_vec_t *v, const size_t *arr[4], size_t len[4])
+{
+    int nbr = coll_kind_neighbor(kind) && cc->graph;
+    size_t out = nbr ? (size_t)cc->graph->outdeg : (size_t)comm->size;
+    size_t in = nbr ? (size_t)cc->graph->indeg : (size_t)comm->size;
+    arr[0] = v ? v->counts : NULL;
+    arr[1] = v ? v->displs : NULL;
+    arr[2] = v ? v->rcounts : NULL;
+    arr[3] = v ? v->rdispls : NULL;
+    len[0] = len[1] = out;
+    len[2] = len[3] = in;
+    unsigned mask = 0;
+    for (int i = 0; i < 4; i++)
+        if (arr[i])
+            mask |= 1u << i;
+    return (int)mask;
+}
+
+/* the arrays are those the cached schedule was built from */
+static int vec_match(const coll_cache_t *ce, const size_t *const arr[4], const size_t len[4],
+                     unsigned mask)
+{
+    if (ce->vmask != mask)
+        return 0;
+    const size_t *k = ce->vkey;
+    for (int i = 0; i < 4; i++) {
+        if (!arr[i])
+            continue;
+        if (memcmp(k, arr[i], len[i] * sizeof *k))
+            return 0;
+        k += len[i];
+    }
+    return 1;
+}
+
+static int vec_keep(coll_cache_t *ce, const size_t *const arr[4], const size_t len[4],
+                    unsigned mask)
+{
+    size_t n = 0;
+    for (int i = 0; i < 4; i++)
+        n += arr[i] ? len[i] : 0;
+    if (n > ce->vkey_cap) {
+        size_t *k = realloc(ce->vkey, n * sizeof *k);
+        if (!k)
+            return VC_ERR_NOMEM;
+        ce->vkey = k;
+        ce->vkey_cap = n;
+    }
+    size_t *k = ce->vkey;
+    for (int i = 0; i < 4; i++)
+        if (arr[i]) {
+            memcpy(k, arr[i], len[i] * sizeof *k);
+            k += len[i];
+        }
+    ce->vmask = mask;
+    return VC_SUCCESS;
+}
+
 /* shared: the shared-memory algorithms may run it. The library's own
    collectives while it sets one of them up (a communicator split, a
    segment's creation) must not: they would re-enter the setup. */
@@ -257,8 +322,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         rbuf = NULL;
     int tag = form == FORM_PERSISTENT ? coll_next_persistent_tag(comm) : coll_next_tag(comm);
 
-    /* vector forms read the caller's arrays while building: never cached */
-    if (form != FORM_BLOCKING || coll_kind_vector(kind)) {
+    if (form != FORM_BLOCKING) {
         coll_sched_t s;
         coll_args_set(&a, kind, comm->rank, comm->size, root, count, dt, op, inplace);
         a.ufn = ufn;
@@ -294,10 +358,19 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
 
     /* the cache key is checked on the raw arguments: a hit costs a few
        compares, no argument struct, no building (a user op's value names
-       its function and generation, so it is a key like any other) */
+       its function and generation, so it is a key like any other). A
+       vector form's schedule was built from the arrays' contents, so they
+       are part of the key: a memcmp of what building reads anyway. */
     coll_cache_t *ce = &cc->cache[kind];
+    const size_t *arr[4];
+    size_t len[4];
+    unsigned vmask = 0;
+    int vec = coll_kind_vector(kind);
+    if (vec)
+        vmask = (unsigned)vec_arrays(kind, comm, cc, v, arr, len);
     if (!ce->valid || ce->alg != alg || ce->count != count || ce->dt != (int)dt ||
-        ce->op != (int)op || ce->root != root || ce->inplace != inplace) {
+        ce->op != (int)op || ce->root != root || ce->inplace != inplace ||
+        (vec && !vec_match(ce, arr, len, vmask))) {
         ce->valid = 0;
         LOG_DEBUG("coll: %s on comm ctx %u (size %d): %s, count %zu",
                   coll_kind_name(kind), comm->ctx, comm->size, alg->name, count);
@@ -306,8 +379,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         a.noncomm = !commutative;
         a.layout = &cc->layout;
         a.graph = cc->graph;
+        if (v)
+            coll_args_vec(&a, kind, v->counts, v->displs, v->rcounts, v->rdispls);
         sched_reset(&ce->s, &a);
-        if ((rc = alg->build(&a, &ce->s)))
+        if ((rc = alg->build(&a, &ce->s)) || (vec && (rc = vec_keep(ce, arr, len, vmask))))
             return rc;
         ce->valid = 1;
         ce->alg = alg;

@@ -242,6 +242,7 @@ int coll_alltoallv_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_recursive_halving(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_pairwise(const coll_args_t *a, coll_sched_t *s);
 int coll_reduce_scatter_ring(const coll_args_t *a, coll_sched_t *s);
+int coll_reduce_scatter_linear(const coll_args_t *a, coll_sched_t *s);
 int coll_scan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 int coll_exscan_recursive_doubling(const coll_args_t *a, coll_sched_t *s);
 /* the neighborhood collectives: one round, every edge at once

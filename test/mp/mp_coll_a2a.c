@@ -201,6 +201,68 @@ static void test_reduce_scatter(vc_comm_t comm, size_t scale, int block, int k, 
     free(s); free(r); free(cnt);
 }
 
+/* ---- the same arrays rewritten in place between blocking calls: the
+   counts per pair stay, the send blocks move (round 1 reverses them,
+   round 2 leaves gaps); reduce_scatter keeps its total but rotates the
+   counts. A blocking v-call may reuse a schedule only when the arrays'
+   contents match, not their address. ---- */
+
+static void test_rewritten(vc_comm_t comm)
+{
+    int me, p;
+    vc_comm_rank(comm, &me);
+    vc_comm_size(comm, &p);
+    size_t n = (size_t)p;
+    size_t *sc = malloc(n * sizeof *sc), *sd = malloc(n * sizeof *sd);
+    size_t *rc = malloc(n * sizeof *rc), *rd = malloc(n * sizeof *rd);
+    size_t cap = (n * 9 > n * (n + 1) / 2 ? n * 9 : n * (n + 1) / 2) + 1;
+    uint32_t *s = malloc(cap * 4), *r = malloc(cap * 4);
+    for (int round = 0; round < 3; round++) {
+        size_t spos = 0;
+        for (size_t i = 0; i < n; i++) {
+            int j = round == 1 ? p - 1 - (int)i : (int)i;
+            sc[j] = vcnt(me, j, 0, 2);
+            sd[j] = spos;
+            spos += sc[j] + (round == 2 ? 1 : 0);
+        }
+        size_t rpos = 0;
+        for (int j = 0; j < p; j++) {
+            rc[j] = vcnt(j, me, 0, 2);
+            rd[j] = rpos;
+            rpos += rc[j];
+        }
+        for (int j = 0; j < p; j++)
+            for (size_t i = 0; i < sc[j]; i++)
+                s[sd[j] + i] = a2a_val(me, j, i);
+        OK(vc_alltoallv(s, sc, sd, r, rc, rd, VC_UINT32, comm));
+        for (int j = 0; j < p; j++)
+            for (size_t i = 0; i < rc[j]; i++)
+                if (r[rd[j] + i] != a2a_val(j, me, i)) {
+                    FAIL("alltoallv, arrays rewritten, round %d: block from %d elem %zu",
+                         round, j, i);
+                    j = p;
+                    break;
+                }
+        /* reduce_scatter: counts 1..p rotated by the round, total fixed */
+        size_t total = 0, off = 0;
+        for (int j = 0; j < p; j++) {
+            sc[j] = (size_t)((j + round) % p) + 1;
+            if (j < me)
+                off += sc[j];
+            total += sc[j];
+        }
+        for (size_t e = 0; e < total; e++)
+            s[e] = rval(R_SUM, me, e);
+        OK(vc_reduce_scatter(s, r, sc, VC_UINT32, VC_SUM, comm));
+        for (size_t i = 0; i < sc[me]; i++)
+            if (r[i] != rfold(R_SUM, p, off + i)) {
+                FAIL("reduce_scatter, counts rewritten, round %d: elem %zu", round, i);
+                break;
+            }
+    }
+    free(s); free(r); free(sc); free(sd); free(rc); free(rd);
+}
+
 /* ---- scan / exscan ---- */
 
 static void test_scan(vc_comm_t comm, size_t count, int ex, int k, int nb, int ip)
@@ -293,6 +355,7 @@ static void test_all(vc_comm_t comm)
     for (int c = 0; c < 4; c++)
         for (int k = R_ADD; k <= R_AFFINE; k++)
             test_user_allreduce(comm, counts[c], k);
+    test_rewritten(comm);
 }
 
 /* several non-blocking ones in flight at once */

@@ -186,6 +186,63 @@ static void test_v(vc_comm_t comm, int shape, int nb)
     free(s);
 }
 
+/* The same count and displacement arrays, rewritten in place between
+   blocking calls: each round keeps every rank's count (so a non-root's own
+   arguments never change) but moves the blocks (round 1 reverses their
+   order, round 2 adds gaps, round 3 swaps two counts). A blocking v-call
+   may reuse a schedule only when the arrays' contents match, not their
+   address. */
+static void test_v_rewritten(vc_comm_t comm)
+{
+    int me, p;
+    vc_comm_rank(comm, &me);
+    vc_comm_size(comm, &p);
+    size_t *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+    size_t ext = 0, cap = (size_t)p * 8 + 16;
+    int32_t *big = malloc(cap * sizeof *big), s[8];
+    for (int round = 0; round < 4; round++) {
+        size_t off = 0;
+        for (int j = 0; j < p; j++)
+            cnt[j] = (size_t)(j % 3) + 1;
+        if (round == 3 && p > 1) {      /* the last two ranks' counts swap */
+            size_t t = cnt[p - 1];
+            cnt[p - 1] = cnt[p - 2];
+            cnt[p - 2] = t;
+        }
+        for (int i = 0; i < p; i++) {
+            int j = round == 1 ? p - 1 - i : i;
+            dsp[j] = off;
+            off += cnt[j] + (round >= 2 ? (size_t)(j % 2) + 1 : 0);
+        }
+        ext = off;
+        size_t mine = cnt[me];
+        int root = round % p;
+        for (size_t i = 0; i < mine; i++)
+            s[i] = val(me, i);
+        for (size_t i = 0; i < cap; i++)
+            big[i] = GAP;
+        int rt = me == root;
+        OK(vc_gatherv(s, mine, rt ? big : NULL, rt ? cnt : NULL, rt ? dsp : NULL, VC_INT32,
+                      root, comm));
+        if (rt)
+            check_vbuf(big, p, cnt, dsp, ext, "gatherv, arrays rewritten", root, round);
+        for (size_t i = 0; i < mine; i++)
+            s[i] = GAP;
+        OK(vc_scatterv(rt ? big : NULL, rt ? cnt : NULL, rt ? dsp : NULL, s, mine, VC_INT32,
+                       root, comm));
+        check_block(s, me, mine, "scatterv, arrays rewritten", root, round);
+        for (size_t i = 0; i < mine; i++)
+            s[i] = val(me, i);
+        for (size_t i = 0; i < cap; i++)
+            big[i] = GAP;
+        OK(vc_allgatherv(s, mine, big, cnt, dsp, VC_INT32, comm));
+        check_vbuf(big, p, cnt, dsp, ext, "allgatherv, arrays rewritten", -1, round);
+    }
+    free(cnt);
+    free(dsp);
+    free(big);
+}
+
 static void test_comm(vc_comm_t comm)
 {
     size_t counts[] = {0, 1, 7, 1001, 20000};
@@ -194,6 +251,7 @@ static void test_comm(vc_comm_t comm)
     for (int shape = 0; shape < 3; shape++)
         for (int nb = 0; nb < 2; nb++)
             test_v(comm, shape, nb);
+    test_v_rewritten(comm);
 }
 
 /* three non-blocking calls in flight at once, completed in reverse order */
