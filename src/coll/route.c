@@ -173,8 +173,10 @@ static void query(coll_query_t *q, int kind, int form, struct vc_comm *comm,
                   int noncomm, int user_op)
 {
     coll_query_init(q, kind, form, &cc->layout, count, esize, tcount, noncomm, user_op);
-    q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE) &&
-                  coll_shm_eligible(comm, q->bytes);
+    /* alltoall publishes its whole send buffer (q->total: p blocks) */
+    q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE ||
+                   kind == COLL_ALLTOALL) &&
+                  coll_shm_eligible(comm, kind == COLL_ALLTOALL ? q->total : q->bytes);
 }
 
 int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,

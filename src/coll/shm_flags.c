@@ -1,6 +1,6 @@
 /*
- * shm_flags.c -- node-aware variant of small blocking barrier and allreduce
- * for a world that lives on one node: no messages at all. Every rank
+ * shm_flags.c -- node-aware variant of small blocking barrier, allreduce
+ * and alltoall for a world that lives on one node: no messages at all. Every rank
  * publishes (sequence number, data) in its own cache line of the node's
  * shared segment and reads the others' lines; an allreduce then combines
  * all contributions in rank order on every rank, so every rank computes the
@@ -144,6 +144,25 @@ static int flags_allreduce(const struct vc_comm *comm, const void *sbuf, void *r
     return rc;
 }
 
+/* Every rank publishes its whole send buffer (p blocks) and copies block
+   `me` out of every rank's line: one publish and one wait for the p^2
+   exchanges (in place: the send blocks are in rbuf, published before rbuf
+   is overwritten). */
+static int flags_alltoall(const struct vc_comm *comm, const void *sbuf, void *rbuf,
+                          size_t count, vc_dtype_t dt, uint64_t *seq)
+{
+    size_t bytes = count * dtype_size(dt);
+    int p = comm->coll->size, me = comm->coll->rank;
+    int rc = exchange(comm, sbuf == VC_IN_PLACE ? rbuf : sbuf, (size_t)p * bytes, ++*seq);
+    if (rc || !bytes)
+        return rc;
+    shm_slot_t *base = slots(comm);
+    for (int r = 0; r < p; r++)
+        memcpy((uint8_t *)rbuf + (size_t)r * bytes,
+               slot_of(base, 0, r, *seq)->data + (size_t)me * bytes, bytes);
+    return VC_SUCCESS;
+}
+
 /* The barrier with rank 0 as the releaser: the others publish their
    arrival and watch rank 0's line only; rank 0 watches everyone's and then
    publishes. Rank 0 leaves first, the others as they next run. When ranks
@@ -206,6 +225,8 @@ int coll_flags_run(const coll_call_t *c, int *rc)
     coll_comm_t *cc = c->cc;
     if (c->kind == COLL_BARRIER)
         *rc = flags_barrier(c->comm, &cc->shm_seq);
+    else if (c->kind == COLL_ALLTOALL)
+        *rc = flags_alltoall(c->comm, c->sbuf, c->rbuf, c->count, c->dt, &cc->shm_seq);
     else
         *rc = flags_allreduce(c->comm, c->sbuf, c->rbuf, c->count, c->dt, c->op, &cc->shm_seq);
     return 1;

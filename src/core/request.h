@@ -53,6 +53,14 @@ struct vc_request {
     void *mem_handle;        /* exposed send buffer (rendezvous) */
     struct net *net;         /* transport the peer is reached through */
     uint64_t remote_req;     /* peer's request id (rendezvous) */
+    /* a receive copied by both ends (p2p.c: split copies): where it is */
+    int split;               /* SPLIT_* of p2p.c, 0 when not split */
+    int split_helped;        /* the sender's HELPED: 0 not yet, 1 ok, -1 failed */
+    int split_err;           /* my part failed (VC_ERR_UNSUPPORTED: CMA refused,
+                                stream it all once the sender's part is settled) */
+    size_t split_at;         /* the sender's part is [split_at, message end) */
+    uint64_t split_token;    /* the transport's claim word for that part */
+    uint64_t split_raddr;    /* the sender's buffer (for taking the part back) */
 
     /* collectives */
     int (*advance)(struct vc_request *r);   /* returns VC_SUCCESS / VC_ERR_* */

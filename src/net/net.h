@@ -99,6 +99,26 @@ typedef struct net_ops {
        segments (atomic). Both NULL before the node segment is mapped. */
     void *(*node_slots)(net_t *n);
     uint64_t *(*node_bytes)(net_t *n);
+    /* A large message copied by both ends at once (shm only, NULL
+       elsewhere; net_t.split_min says from which size): the receiver gets
+       one part and asks the sender to put() the other straight into its
+       buffer. Whoever takes the part's claim word first copies it, so a
+       sender that is not in the library leaves it to the receiver instead
+       of holding it up, and a late sender never writes into a buffer the
+       receiver has finished with.
+       claim_open: the receiver names a fresh word for a part of a message
+       from peer (*token), or returns non-zero when none is free (then it
+       does not split). claim_take: take the word of token; owner 1: I am the
+       receiver (the word is mine, for messages from peer), 0: I am the
+       sender asked by peer. Returns 1 to the one caller that wins.
+       claim_close: the receiver is done with the word. put: write len
+       bytes of my memory at src into peer's memory at raddr, now, for the
+       part whose word I took (token); done, the word says so. */
+    int (*claim_open)(net_t *n, int peer, uint64_t *token);
+    int (*claim_take)(net_t *n, int peer, uint64_t token, int owner);
+    void (*claim_close)(net_t *n, int peer, uint64_t token);
+    int (*put)(net_t *n, int peer, uint64_t token, const void *src, size_t len,
+               uint64_t raddr);
     void (*close)(net_t *n);
 } net_ops_t;
 
@@ -106,6 +126,8 @@ struct net {
     const net_ops_t *ops;
     const char *name;       /* "self", "shm", "rc", "ud" */
     size_t max_packet;      /* largest packet send() accepts, header included */
+    size_t split_min;       /* messages from this size are copied by both ends
+                               (claim_open ... put above); 0: never */
     size_t eager_cap;       /* largest payload worth sending eagerly here, when
                                smaller than VCOLL_EAGER_LIMIT (0 = no cap) */
     net_upcalls_t up;

@@ -17,6 +17,14 @@ int p2p_post_stream(struct p2p_state *st, int peer, struct vc_request *req);
 
 enum { PROTO_EAGER = 0, PROTO_RNDV = 1 };
 
+/* A split receive (proto.h): getting the first part; getting the second
+   part too (the claim was the receiver's, or the sender could not put);
+   waiting for the sender's HELPED (the claim was the sender's) */
+enum { SPLIT_NONE = 0, SPLIT_FIRST, SPLIT_SECOND, SPLIT_WAIT };
+
+/* shm ignores the key; the split path runs only there */
+static const net_key_t no_key;
+
 /* does a receive for (ctx, source, tag), wildcards allowed, take a message
    that carries (mctx, msrc, mtag)? */
 static inline int match_fields(uint32_t ctx, int source, int tag, uint32_t mctx, int msrc,
@@ -101,6 +109,85 @@ static void finish_recv(struct vc_request *r, int src, int tag, uint64_t len)
     }
 }
 
+/* The receive is complete: release the sender (its buffer is no longer
+   read) and the claim word. */
+static void rndv_recv_done(struct p2p_state *st, struct vc_request *r)
+{
+    if (r->split) {
+        net_t *n = st->prog->net_of[r->world_peer];
+        n->ops->claim_close(n, r->world_peer, r->split_token);
+        r->split = SPLIT_NONE;
+    }
+    if (r->status.error != VC_ERR_PEER_FAILED) {
+        p2p_fin_t fin = {.type = P2P_FIN, .sreq = r->remote_req};
+        int rc = p2p_post_packet(st, r->world_peer, &fin, sizeof fin, NULL, 0, NULL);
+        if (rc && !r->status.error)
+            r->status.error = rc;
+    }
+    r->done = 1;
+}
+
+/* The transport cannot pull (CMA refused): ask the sender to stream the
+   whole message as DATA packets. */
+static void rndv_stream(struct p2p_state *st, struct vc_request *r)
+{
+    r->expect = r->status.bytes;
+    r->recvd = 0;
+    p2p_cts_t cts = {.type = P2P_CTS, .sreq = r->remote_req, .rreq = req_handle(r),
+                     .len = r->expect};
+    int rc = p2p_post_packet(st, r->world_peer, &cts, sizeof cts, NULL, 0, NULL);
+    if (rc) {
+        r->status.error = rc;
+        r->done = 1;
+    }
+}
+
+/* The sender's part is mine (its claim word is, or the sender failed to
+   put it): the sender never touches it now; get it, unless I failed. */
+static void split_get_rest(struct p2p_state *st, struct vc_request *r)
+{
+    net_t *n = st->prog->net_of[r->world_peer];
+    if (r->split_err == VC_ERR_UNSUPPORTED) {
+        /* nobody writes into the buffer any more: stream it all */
+        n->ops->claim_close(n, r->world_peer, r->split_token);
+        r->split = SPLIT_NONE;
+        rndv_stream(st, r);
+        return;
+    }
+    if (r->split_err) {     /* (a truncated receive is no failure: status says so) */
+        r->status.error = r->split_err;
+        rndv_recv_done(st, r);
+        return;
+    }
+    r->split = SPLIT_SECOND;
+    int rc = n->ops->get(n, r->world_peer, (char *)r->buf + r->split_at,
+                         r->status.bytes - r->split_at, r->split_raddr + r->split_at,
+                         &no_key, r);
+    if (rc) {
+        r->status.error = rc;
+        rndv_recv_done(st, r);
+    }
+}
+
+/* My part of a split receive is in (status VC_SUCCESS) or failed: the
+   sender's part is next. Take its claim word: won, I get that part myself
+   (unless I failed already); lost, the sender is copying it and its
+   HELPED completes the receive. */
+static void split_settle(struct p2p_state *st, struct vc_request *r, int status)
+{
+    net_t *n = st->prog->net_of[r->world_peer];
+    r->split_err = status;
+    if (r->split_helped > 0 ||
+        (r->split_helped == 0 && !n->ops->claim_take(n, r->world_peer, r->split_token, 1))) {
+        if (r->split_helped)            /* HELPED came first */
+            r->split_err ? split_get_rest(st, r) : rndv_recv_done(st, r);
+        else
+            r->split = SPLIT_WAIT;
+        return;
+    }
+    split_get_rest(st, r);
+}
+
 /* Start pulling a rendezvous message into r (matched receive). */
 static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int world_src, int src,
                             int tag, uint64_t len, uint64_t sreq, uint64_t addr,
@@ -113,7 +200,25 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
     r->proto = PROTO_RNDV;
     size_t want = r->status.bytes;
     int rc = VC_ERR_UNSUPPORTED;
-    if (n->ops->get && want)
+    /* both ends copy: the sender is asked for the second half (pages
+       apart, so the two copies never share one) and I get the first */
+    size_t at = want / 2 & ~(size_t)4095;
+    if (n->ops->get && at && n->split_min && want >= n->split_min && n->ops->put &&
+        !n->ops->claim_open(n, world_src, &r->split_token)) {
+        p2p_help_t hp = {.type = P2P_HELP, .sreq = sreq, .rreq = req_handle(r),
+                         .token = r->split_token, .off = at, .len = want - at,
+                         .addr = (uint64_t)(uintptr_t)r->buf + at};
+        if (p2p_post_packet(st, world_src, &hp, sizeof hp, NULL, 0, NULL) == VC_SUCCESS) {
+            r->split = SPLIT_FIRST;
+            r->split_helped = r->split_err = 0;
+            r->split_at = at;
+            r->split_raddr = addr;
+            rc = n->ops->get(n, world_src, r->buf, at, addr, key, r);
+        } else {
+            n->ops->claim_close(n, world_src, r->split_token);
+            rc = n->ops->get(n, world_src, r->buf, want, addr, key, r);
+        }
+    } else if (n->ops->get && want)
         rc = n->ops->get(n, world_src, r->buf, want, addr, key, r);
     else if (!want) {
         /* nothing to pull: just release the sender */
@@ -122,14 +227,16 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
     }
     if (rc == VC_SUCCESS)
         return;   /* completion arrives through p2p_on_get_done */
+    if (r->split) {
+        /* my part was refused: take the sender's back (or wait for it),
+           never leaving a write into this buffer behind, then stream the
+           message (CMA refused) or fail */
+        split_settle(st, r, rc);
+        return;
+    }
     if (rc == VC_ERR_UNSUPPORTED) {
-        /* the transport cannot pull: ask the sender to stream it */
-        r->expect = want;
-        r->recvd = 0;
-        p2p_cts_t cts = {.type = P2P_CTS, .sreq = sreq, .rreq = req_handle(r), .len = want};
-        rc = p2p_post_packet(st, world_src, &cts, sizeof cts, NULL, 0, NULL);
-        if (rc == VC_SUCCESS)
-            return;
+        rndv_stream(st, r);     /* the transport cannot pull */
+        return;
     }
     r->status.error = rc;
     r->done = 1;
@@ -206,6 +313,8 @@ int p2p_packet_check(const p2p_any_t *h, size_t len, size_t max_eager)
     case P2P_FIN: return len == sizeof h->fin;
     case P2P_CTS: return len == sizeof h->cts;
     case P2P_DATA: return len > sizeof h->data;
+    case P2P_HELP: return len == sizeof h->help;
+    case P2P_HELPED: return len == sizeof h->helped;
     }
     return 0;
 }
@@ -268,6 +377,48 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
         }
         break;
     }
+    case P2P_HELP: {
+        /* copy my message's part into the receiver, if it is still mine to
+           take: only within the message, only into the asking process */
+        const p2p_help_t hp = h.help;
+        struct vc_request *s = req_from_handle(st->reqs, hp.sreq, REQ_SEND);
+        net_t *n = st->prog->net_of[src];
+        if (!s || s->world_peer != src || s->proto != PROTO_RNDV || s->done ||
+            hp.off > s->bytes || hp.len > s->bytes - hp.off || !hp.len || !n->ops->put) {
+            drop_packet(src, "stale, forged or out-of-range HELP", type);
+            break;
+        }
+        if (!n->ops->claim_take(n, src, hp.token, 0))
+            break;      /* the receiver took it back */
+        p2p_helped_t ok = {.type = P2P_HELPED, .rreq = hp.rreq,
+                           .status = n->ops->put(n, src, hp.token,
+                                                 (const char *)s->buf + hp.off, hp.len,
+                                                 hp.addr)};
+        if (p2p_post_packet(st, src, &ok, sizeof ok, NULL, 0, NULL)) {
+            s->status.error = VC_ERR_NOMEM;
+            s->done = 1;
+        }
+        break;
+    }
+    case P2P_HELPED: {
+        const p2p_helped_t hd = h.helped;
+        struct vc_request *r = req_from_handle(st->reqs, hd.rreq, REQ_RECV);
+        if (!r || r->world_peer != src || r->proto != PROTO_RNDV || r->done ||
+            (r->split != SPLIT_FIRST && r->split != SPLIT_WAIT) || r->split_helped) {
+            drop_packet(src, "stale or forged HELPED", type);
+            break;
+        }
+        /* before my own part is in (a transport whose get completes
+           later), split_settle reads this then */
+        r->split_helped = hd.status == VC_SUCCESS ? 1 : -1;
+        if (r->split == SPLIT_WAIT) {
+            if (r->split_helped > 0 && !r->split_err)
+                rndv_recv_done(st, r);
+            else
+                split_get_rest(st, r);   /* the sender could not put it */
+        }
+        break;
+    }
     case P2P_DATA: {
         const p2p_data_t d = h.data;
         struct vc_request *r = req_from_handle(st->reqs, d.rreq, REQ_RECV);
@@ -292,15 +443,13 @@ void p2p_on_get_done(void *arg, void *cookie, int status)
 {
     struct p2p_state *st = arg;
     struct vc_request *r = cookie;
+    if (r->split == SPLIT_FIRST) {
+        split_settle(st, r, status);
+        return;
+    }
     if (status)
         r->status.error = status;
-    if (status != VC_ERR_PEER_FAILED) {
-        p2p_fin_t fin = {.type = P2P_FIN, .sreq = r->remote_req};
-        int rc = p2p_post_packet(st, r->world_peer, &fin, sizeof fin, NULL, 0, NULL);
-        if (rc && !r->status.error)
-            r->status.error = rc;
-    }
-    r->done = 1;
+    rndv_recv_done(st, r);
 }
 
 /* a transport found a peer dead: the progress layer's table records it
@@ -320,6 +469,11 @@ int p2p_fail_if_dead(struct p2p_state *st, struct vc_request *r)
        behind a live peer that waits on the dead one would hang otherwise */
     int w = r->world_peer, group = w < 0 || (r->ctx & 1);
     if (!(w >= 0 && p->dead[w]) && !(group && r->comm && prog_comm_has_dead(p, r->comm)))
+        return 0;
+    /* a live sender is copying its part of a split receive into the
+       buffer: failing now would leave that write behind; its HELPED comes
+       within the copy's time */
+    if (r->split == SPLIT_WAIT && !p->dead[w])
         return 0;
     p2p_cancel(st, r);
     r->status.error = VC_ERR_PEER_FAILED;

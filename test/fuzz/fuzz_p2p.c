@@ -1,9 +1,11 @@
 /*
  * fuzz_p2p.c -- libFuzzer harness for the p2p wire parser (p2p_on_packet):
- * EAGER, RTS, FIN, CTS and DATA packets from any of 4 world ranks, arriving
- * while this rank (0) has receives posted and rendezvous sends in flight,
- * over a fake transport that accepts everything (and can refuse get(), to
- * reach the streamed protocol).
+ * EAGER, RTS, FIN, CTS, DATA, HELP and HELPED packets from any of 4 world
+ * ranks, arriving while this rank (0) has receives posted and rendezvous
+ * sends in flight, over a fake transport that accepts everything (and can
+ * refuse get(), to reach the streamed protocol, and split large messages,
+ * its claim words going to the receiver, the sender or neither as the
+ * input says). Its put() never writes: the address is the input's.
  *
  * Input: [nrecv][recv specs: src tag size]... [nsend][send specs: dest size]...
  *        [flags] then packets [src][len lo][len hi][bytes...]
@@ -27,7 +29,7 @@
 #define MAXREQ 12
 #define BUFSZ (64 * 1024)
 
-static int refuse_get;
+static int refuse_get, claim_mine, claim_sender, put_fails;
 static unsigned char rbufs[MAXREQ][BUFSZ], sbuf[BUFSZ];
 
 static int f_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
@@ -54,9 +56,31 @@ static int f_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
     p2p_on_get_done(p2p_world, cookie, VC_SUCCESS);   /* the upcall arg, as a transport passes it */
     return VC_SUCCESS;
 }
+static int f_claim_open(net_t *n, int peer, uint64_t *token)
+{
+    (void)n; (void)peer;
+    *token = 5;
+    return VC_SUCCESS;
+}
+static int f_claim_take(net_t *n, int peer, uint64_t token, int owner)
+{
+    (void)n; (void)peer; (void)token;
+    return owner ? claim_mine : claim_sender;
+}
+static void f_claim_close(net_t *n, int peer, uint64_t token) { (void)n; (void)peer; (void)token; }
+static int f_put(net_t *n, int peer, uint64_t token, const void *src, size_t len,
+                 uint64_t raddr)
+{
+    (void)n; (void)peer; (void)token; (void)raddr;
+    volatile unsigned char sink = len ? ((const unsigned char *)src)[len - 1] : 0;
+    (void)sink;     /* the part must lie in the send buffer (ASan checks) */
+    return put_fails ? VC_ERR_TRANSPORT : VC_SUCCESS;
+}
 static const net_ops_t f_ops = {.send = f_send, .progress = f_progress,
                                 .mem_expose = f_expose, .mem_release = f_release,
-                                .get = f_get};
+                                .get = f_get, .claim_open = f_claim_open,
+                                .claim_take = f_claim_take, .claim_close = f_claim_close,
+                                .put = f_put};
 static net_t f_net = {.ops = &f_ops, .name = "fuzz", .max_packet = 4096};
 
 static int setup(void)
@@ -106,7 +130,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       &reqs[nreq]) == VC_SUCCESS)
             nreq++;
     }
-    refuse_get = take(&in) & 1;
+    /* flags: 1 refuse get, 2 split from 1 KiB, 4 the receiver wins the
+       claim, 8 the sender does, 16 put fails */
+    int flags = take(&in);
+    flags = flags < 0 ? 0 : flags;
+    refuse_get = flags & 1;
+    f_net.split_min = flags & 2 ? 1024 : 0;
+    claim_mine = !!(flags & 4);
+    claim_sender = !!(flags & 8);
+    put_fails = !!(flags & 16);
 
     unsigned char pkt[4096 + 64];
     while (in.n >= 3) {
@@ -120,7 +152,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(pkt, in.p, len);
         in.p += len;
         in.n -= len;
-        /* aim FIN/CTS (sreq at 8) and DATA (rreq at 8) at a live request */
+        /* aim FIN/CTS/HELP (sreq at 8) and DATA/HELPED (rreq at 8) at a
+           live request */
         if (len >= 16 && (pkt[1] & 0x80) && nreq) {
             uint64_t h = req_handle(reqs[(pkt[1] & 7) % nreq]);
             memcpy(pkt + 8, &h, sizeof h);

@@ -164,9 +164,11 @@ static void truncation(void)
 {
     if (mp_size < 2 || mp_rank > 1)
         return;
-    size_t lens[] = {100, 8000, 300000};
-    uint8_t *b = malloc(300000 + 64);
-    for (size_t k = 0; k < 3; k++) {
+    /* 1 MiB into a third: a receive that big is copied by both ends on
+       shm (split copies), and the part the sender would copy is cut short */
+    size_t lens[] = {100, 8000, 300000, 1u << 20};
+    uint8_t *b = malloc((1u << 20) + 64);
+    for (size_t k = 0; k < 4; k++) {
         size_t len = lens[k];
         if (mp_rank == 1) {
             mp_fill(b, 1, 0, len);
@@ -256,6 +258,47 @@ static void huge(size_t len)
     free(b);
 }
 
+/* A large message whose sender is away (computing, outside the library)
+   right after posting it: the receive must finish whole. Where the
+   receiver pulls the data (CMA on shm, RDMA READ on rc) it must also
+   finish on its own, within MP_ABSENT_MAX_MS when that is set: on shm the
+   receiver asks the sender to copy half (split copies) and must take that
+   half back rather than wait for the sender's return. (Streamed
+   transports -- ud, shm with CMA off -- need the sender: no bound.) */
+static void absent_sender(void)
+{
+    const size_t len = 2u << 20;
+    const double away = 0.3;
+    const char *bound = getenv("MP_ABSENT_MAX_MS");
+    if (mp_size < 2 || (mp_rank != 0 && mp_rank != mp_size - 1))
+        return;
+    uint8_t *b = malloc(len);
+    if (!b) {
+        FAIL("malloc %zu", len);
+        return;
+    }
+    int peer = mp_rank == 0 ? mp_size - 1 : 0;
+    if (mp_rank == 0) {
+        vc_request_t rq;
+        mp_fill(b, 0, peer, len);
+        OK(vc_isend(b, len, VC_BYTE, peer, 4, VC_COMM_WORLD, &rq));
+        usleep((useconds_t)(away * 1e6));
+        OK(vc_wait(&rq, VC_STATUS_IGNORE));
+    } else {
+        memset(b, 0, len);
+        vc_status_t st;
+        double t0 = vc_wtime();
+        OK(vc_recv(b, len, VC_BYTE, 0, 4, VC_COMM_WORLD, &st));
+        double t = vc_wtime() - t0;
+        if (st.bytes != len || mp_verify(b, 0, mp_rank, len))
+            FAIL("message from an absent sender corrupted");
+        if (bound && t * 1e3 > atof(bound))
+            FAIL("receive of %zu bytes waited %.0f ms for its sender to come back", len,
+                 t * 1e3);
+    }
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
@@ -277,6 +320,8 @@ int main(int argc, char **argv)
     mp_sync();
     bad_args();
     huge(huge_len);
+    mp_sync();
+    absent_sender();
     mp_sync();
     return mp_finish("mp_p2p");
 }

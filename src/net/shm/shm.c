@@ -42,6 +42,15 @@
  * goes by rendezvous too (numbers in the commit that set this). */
 #define SHM_CMA_EAGER_MAX 4096
 
+/* Split copies: messages from SHM_SPLIT_MIN are copied half by the
+ * receiver (process_vm_readv) and half by the sender (process_vm_writev)
+ * at once, when the sender is in the library to take its half; two cores
+ * then move the message. Each ordered pair has SHM_CLAIMS claim words in
+ * the segment (after the flag slots): word = generation << 2 | state. */
+#define SHM_SPLIT_MIN (128u << 10)
+#define SHM_CLAIMS 16
+enum { CLAIM_OPEN = 0, CLAIM_RECEIVER = 1, CLAIM_SENDER = 2, CLAIM_DONE = 3 };
+
 typedef struct shm_hdr {
     uint64_t magic;
     uint32_t nlocal, ncells;
@@ -70,6 +79,9 @@ typedef struct net_shm {
     shm_ring_t *out;            /* by local index: my ring to them */
     shm_ring_t *in;             /* by local index: their ring to me */
     int rr;                     /* round-robin start for fairness */
+    uint64_t *claim_gen;        /* by local index: claims opened for its messages */
+    uint64_t *claim_tok;        /* [local index][SHM_CLAIMS]: token of a word in
+                                   use, 0 when free */
 } net_shm_t;
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -167,6 +179,7 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
                      "will be copied through the segment", peer, strerror(errno));
             s->cma = 0;
             n->eager_cap = 0;
+            n->split_min = 0;
             return VC_ERR_UNSUPPORTED;
         }
         if (got < 0 && errno == ESRCH) {
@@ -180,6 +193,94 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
         return VC_SUCCESS;
     }
     n->up.get_done(n->up.arg, cookie, VC_SUCCESS);
+    return VC_SUCCESS;
+}
+
+/* the claim words after the flag slots: [receiver][sender][SHM_CLAIMS] */
+static uint64_t *claim_word(net_shm_t *s, int receiver, int sender, unsigned i)
+{
+    shm_hdr_t *h = s->seg;
+    uint8_t *w = (uint8_t *)s->seg + round_up(sizeof *h, 4096) +
+                 (size_t)s->nlocal * s->nlocal * shm_ring_bytes(h->cell_bytes, h->ncells) +
+                 (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES;
+    return (uint64_t *)w + ((size_t)receiver * s->nlocal + sender) * SHM_CLAIMS + i;
+}
+
+static int shm_claim_open(net_t *n, int peer, uint64_t *token)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    int l = s->local_of[peer];
+    /* the generation names the word too (token % SHM_CLAIMS): take the
+       next one that lands on a free word -- or on one whose sender has
+       finished its put (its HELPED is still on the way: a burst of RTS
+       queued ahead of it would otherwise hold every word) */
+    uint64_t *tok = &s->claim_tok[(size_t)l * SHM_CLAIMS];
+    uint64_t g = s->claim_gen[l];
+    unsigned i = 0, k;
+    for (k = 0; k < SHM_CLAIMS; k++) {
+        i = (unsigned)(++g % SHM_CLAIMS);
+        if (!tok[i] || __atomic_load_n(claim_word(s, s->me, l, i), __ATOMIC_ACQUIRE) ==
+                           (tok[i] << 2 | CLAIM_DONE))
+            break;
+    }
+    s->claim_gen[l] = g;
+    if (k == SHM_CLAIMS)
+        return VC_ERR_NOMEM;
+    tok[i] = g;
+    /* the new generation opens the word; a sender holding an older token
+       (a message long done) can no longer take it */
+    __atomic_store_n(claim_word(s, s->me, l, i), g << 2 | CLAIM_OPEN, __ATOMIC_RELEASE);
+    *token = g;
+    return VC_SUCCESS;
+}
+
+/* the token is the peer's word when I am the sender: any value, so only
+   its slot (mod SHM_CLAIMS) and generation are used, and only by a CAS */
+static int shm_claim_take(net_t *n, int peer, uint64_t token, int owner)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    int l = s->local_of[peer];
+    unsigned i = (unsigned)(token % SHM_CLAIMS);
+    uint64_t *w = owner ? claim_word(s, s->me, l, i) : claim_word(s, l, s->me, i);
+    uint64_t open = token << 2 | CLAIM_OPEN;
+    uint64_t mine = token << 2 | (owner ? CLAIM_RECEIVER : CLAIM_SENDER);
+    return __atomic_compare_exchange_n(w, &open, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* a word taken over by a newer claim (above) is no longer this token's */
+static void shm_claim_close(net_t *n, int peer, uint64_t token)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    uint64_t *tok = &s->claim_tok[(size_t)s->local_of[peer] * SHM_CLAIMS + token % SHM_CLAIMS];
+    if (*tok == token)
+        *tok = 0;
+}
+
+static int shm_put(net_t *n, int peer, uint64_t token, const void *src, size_t len,
+                   uint64_t raddr)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    int pl = s->local_of[peer];
+    pid_t pid = s->pid[pl];
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)src + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
+        ssize_t got = process_vm_writev(pid, &l, 1, &r, 1, 0);
+        if (got > 0) {
+            done += (size_t)got;
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        /* the receiver copies the part itself (it asked, so it can) */
+        LOG_DEBUG("process_vm_writev of %zu bytes to rank %d failed: %s", len - done, peer,
+                  got < 0 ? strerror(errno) : "short write");
+        return got < 0 && errno == ESRCH ? VC_ERR_PEER_FAILED : VC_ERR_TRANSPORT;
+    }
+    /* the part is in place: the receiver may reuse the word at once */
+    __atomic_store_n(claim_word(s, pl, s->me, (unsigned)(token % SHM_CLAIMS)),
+                     token << 2 | CLAIM_DONE, __ATOMIC_RELEASE);
     return VC_SUCCESS;
 }
 
@@ -204,6 +305,8 @@ static void shm_close(net_t *n)
     free(s->pid);
     free(s->out);
     free(s->in);
+    free(s->claim_gen);
+    free(s->claim_tok);
     free(s);
 }
 
@@ -219,6 +322,10 @@ static const net_ops_t shm_ops = {
     .check_peer = shm_check_peer,
     .node_slots = shm_node_slots,
     .node_bytes = shm_node_bytes,
+    .claim_open = shm_claim_open,
+    .claim_take = shm_claim_take,
+    .claim_close = shm_claim_close,
+    .put = shm_put,
     .close = shm_close,
 };
 
@@ -237,7 +344,10 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     s->pid = calloc((size_t)s->nlocal, sizeof(pid_t));
     s->out = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
     s->in = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
-    if (!s->world_of || !s->local_of || !s->pid || !s->out || !s->in) {
+    s->claim_gen = calloc((size_t)s->nlocal, sizeof *s->claim_gen);
+    s->claim_tok = calloc((size_t)s->nlocal * SHM_CLAIMS, sizeof *s->claim_tok);
+    if (!s->world_of || !s->local_of || !s->pid || !s->out || !s->in || !s->claim_gen ||
+        !s->claim_tok) {
         shm_close(&s->base);
         return VC_ERR_NOMEM;
     }
@@ -259,6 +369,9 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int oversub = cores > 0 && s->nlocal > cores;
     s->base.eager_cap = s->cma && !oversub ? SHM_CMA_EAGER_MAX : 0;
+    /* a sender that shares its core with the receiver cannot copy beside
+       it: splitting would only add the request */
+    s->base.split_min = s->cma && !oversub ? SHM_SPLIT_MIN : 0;
 
     /* a cell holds the largest eager packet plus the p2p header */
     size_t cell = round_up(env->cfg->eager_limit + 128 + SHM_CELL_HDR, SHM_CACHELINE);
@@ -270,7 +383,8 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     s->base.max_packet = cell - SHM_CELL_HDR;
     s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
                    (size_t)s->nlocal * s->nlocal * shm_ring_bytes(cell, ncells) +
-                   (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES;
+                   (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES +
+                   (size_t)s->nlocal * s->nlocal * SHM_CLAIMS * sizeof(uint64_t);
     seg_name(s, env);
 
     if (s->me == 0) {
