@@ -164,10 +164,10 @@ static void truncation(void)
 {
     if (mp_size < 2 || mp_rank > 1)
         return;
-    /* 1 MiB into a third: a receive that big is copied by both ends on
+    /* 3 MiB into a third: a receive that big is copied by both ends on
        shm (split copies), and the part the sender would copy is cut short */
-    size_t lens[] = {100, 8000, 300000, 1u << 20};
-    uint8_t *b = malloc((1u << 20) + 64);
+    size_t lens[] = {100, 8000, 300000, 3u << 20};
+    uint8_t *b = malloc((3u << 20) + 64);
     for (size_t k = 0; k < 4; k++) {
         size_t len = lens[k];
         if (mp_rank == 1) {

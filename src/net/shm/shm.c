@@ -42,12 +42,14 @@
  * goes by rendezvous too (numbers in the commit that set this). */
 #define SHM_CMA_EAGER_MAX 4096
 
-/* Split copies: messages from SHM_SPLIT_MIN are copied half by the
- * receiver (process_vm_readv) and half by the sender (process_vm_writev)
- * at once, when the sender is in the library to take its half; two cores
- * then move the message. Each ordered pair has SHM_CLAIMS claim words in
+/* Split copies: messages from SHM_SPLIT_MIN are copied part by the
+ * receiver (process_vm_readv) and part by the sender (process_vm_writev)
+ * at once, when the sender is in the library to take its part; two cores
+ * then move the message. Below 512 KiB one copy measured as fast (np 2,
+ * vcoll_osu_bw medians of 5: 128-512 KiB split 15-20 GB/s, one copy
+ * 19-22). Each ordered pair has SHM_CLAIMS claim words in
  * the segment (after the flag slots): word = generation << 2 | state. */
-#define SHM_SPLIT_MIN (128u << 10)
+#define SHM_SPLIT_MIN (512u << 10)
 #define SHM_CLAIMS 16
 enum { CLAIM_OPEN = 0, CLAIM_RECEIVER = 1, CLAIM_SENDER = 2, CLAIM_DONE = 3 };
 
