@@ -156,45 +156,61 @@ static int shm_expose(net_t *n, const void *buf, size_t len, net_key_t *key, voi
 
 static int shm_release(net_t *n, void *handle) { return VC_SUCCESS; }
 
+/* Move len bytes between my memory at local and pid's at raddr with CMA
+   (write: mine to theirs), resuming after partial copies and signals.
+   Returns 0, or -1 with errno set (0 for a copy that made no progress);
+   *done says how far it got. */
+static int cma_move(pid_t pid, void *local, uint64_t raddr, size_t len, int write,
+                    size_t *done)
+{
+    *done = 0;
+    while (*done < len) {
+        struct iovec l = {(char *)local + *done, len - *done};
+        struct iovec r = {(void *)(uintptr_t)(raddr + *done), len - *done};
+        ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got > 0) {
+            *done += (size_t)got;
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got == 0)
+            errno = 0;
+        return -1;
+    }
+    return 0;
+}
+
 static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
                    const net_key_t *key, void *cookie)
 {
     net_shm_t *s = (net_shm_t *)n;
     if (!s->cma)
         return VC_ERR_UNSUPPORTED;
-    pid_t pid = s->pid[s->local_of[peer]];
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {(char *)dst + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (got > 0) {
-            done += (size_t)got;
-            continue;
-        }
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES) && done == 0) {
-            /* ptrace policy or a seccomp filter forbids CMA: copy through the
-             * rings from now on (p2p switches to its streamed protocol) */
-            LOG_INFO("process_vm_readv from rank %d refused (%s); large shm messages "
-                     "will be copied through the segment", peer, strerror(errno));
-            s->cma = 0;
-            n->eager_cap = 0;
-            n->split_min = 0;
-            return VC_ERR_UNSUPPORTED;
-        }
-        if (got < 0 && errno == ESRCH) {
-            n->up.peer_failed(n->up.arg, peer, "process exited during a large-message read");
-            n->up.get_done(n->up.arg, cookie, VC_ERR_PEER_FAILED);
-            return VC_SUCCESS;
-        }
-        LOG_ERR("process_vm_readv of %zu bytes from rank %d failed: %s", len - done, peer,
-                got < 0 ? strerror(errno) : "short read");
-        n->up.get_done(n->up.arg, cookie, VC_ERR_TRANSPORT);
+    size_t done;
+    if (!cma_move(s->pid[s->local_of[peer]], dst, raddr, len, 0, &done)) {
+        n->up.get_done(n->up.arg, cookie, VC_SUCCESS);
         return VC_SUCCESS;
     }
-    n->up.get_done(n->up.arg, cookie, VC_SUCCESS);
+    if ((errno == EPERM || errno == ENOSYS || errno == EACCES) && done == 0) {
+        /* ptrace policy or a seccomp filter forbids CMA: copy through the
+         * rings from now on (p2p switches to its streamed protocol) */
+        LOG_INFO("process_vm_readv from rank %d refused (%s); large shm messages "
+                 "will be copied through the segment", peer, strerror(errno));
+        s->cma = 0;
+        n->eager_cap = 0;
+        n->split_min = 0;
+        return VC_ERR_UNSUPPORTED;
+    }
+    if (errno == ESRCH) {
+        n->up.peer_failed(n->up.arg, peer, "process exited during a large-message read");
+        n->up.get_done(n->up.arg, cookie, VC_ERR_PEER_FAILED);
+        return VC_SUCCESS;
+    }
+    LOG_ERR("process_vm_readv of %zu bytes from rank %d failed: %s", len - done, peer,
+            errno ? strerror(errno) : "short read");
+    n->up.get_done(n->up.arg, cookie, VC_ERR_TRANSPORT);
     return VC_SUCCESS;
 }
 
@@ -263,22 +279,12 @@ static int shm_put(net_t *n, int peer, uint64_t token, const void *src, size_t l
 {
     net_shm_t *s = (net_shm_t *)n;
     int pl = s->local_of[peer];
-    pid_t pid = s->pid[pl];
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {(char *)src + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t got = process_vm_writev(pid, &l, 1, &r, 1, 0);
-        if (got > 0) {
-            done += (size_t)got;
-            continue;
-        }
-        if (got < 0 && errno == EINTR)
-            continue;
+    size_t done;
+    if (cma_move(s->pid[pl], (void *)src, raddr, len, 1, &done)) {
         /* the receiver copies the part itself (it asked, so it can) */
         LOG_DEBUG("process_vm_writev of %zu bytes to rank %d failed: %s", len - done, peer,
-                  got < 0 ? strerror(errno) : "short write");
-        return got < 0 && errno == ESRCH ? VC_ERR_PEER_FAILED : VC_ERR_TRANSPORT;
+                  errno ? strerror(errno) : "short write");
+        return errno == ESRCH ? VC_ERR_PEER_FAILED : VC_ERR_TRANSPORT;
     }
     /* the part is in place: the receiver may reuse the word at once */
     __atomic_store_n(claim_word(s, pl, s->me, (unsigned)(token % SHM_CLAIMS)),
