@@ -189,8 +189,8 @@ int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
 /* A vector call's arrays: counts and displs have one entry per destination
    (the communicator's size, a neighbourhood's out-degree), rcounts and
    rdispls one per source. */
-static int vec_arrays(int kind, const struct vc_comm *comm, const coll_comm_t *cc,
-                      const coll_vec_t *v, const size_t *arr[4], size_t len[4])
+static unsigned vec_arrays(int kind, const struct vc_comm *comm, const coll_comm_t *cc,
+                           const coll_vec_t *v, const size_t *arr[4], size_t len[4])
 {
     int nbr = coll_kind_neighbor(kind) && cc->graph;
     size_t out = nbr ? (size_t)cc->graph->outdeg : (size_t)comm->size;
@@ -205,7 +205,7 @@ static int vec_arrays(int kind, const struct vc_comm *comm, const coll_comm_t *c
     for (int i = 0; i < 4; i++)
         if (arr[i])
             mask |= 1u << i;
-    return (int)mask;
+    return mask;
 }
 
 /* the arrays are those the cached schedule was built from */
@@ -369,7 +369,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     unsigned vmask = 0;
     int vec = coll_kind_vector(kind);
     if (vec)
-        vmask = (unsigned)vec_arrays(kind, comm, cc, v, arr, len);
+        vmask = vec_arrays(kind, comm, cc, v, arr, len);
     if (!ce->valid || ce->alg != alg || ce->count != count || ce->dt != (int)dt ||
         ce->op != (int)op || ce->root != root || ce->inplace != inplace ||
         (vec && !vec_match(ce, arr, len, vmask))) {

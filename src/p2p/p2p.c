@@ -188,6 +188,33 @@ static void split_settle(struct p2p_state *st, struct vc_request *r, int status)
     split_get_rest(st, r);
 }
 
+/* Split copies (proto.h): when the transport can, ask the sender for the
+   tail of a large message. Returns how much I get myself: the head when it
+   asked, else all of it. The sender gets the last 7/16 (pages apart, so the
+   two copies never share one) and I the first 9/16 -- I start at once, the
+   sender when it next polls: np 2, 1 MiB, 6 runs each, halves 17-33 GB/s,
+   9/16 32-34. */
+static size_t split_ask(struct p2p_state *st, struct vc_request *r, net_t *n, uint64_t sreq,
+                        uint64_t addr, size_t want)
+{
+    size_t at = want / 16 * 9 & ~(size_t)4095;
+    if (!at || !n->split_min || want < n->split_min || !n->ops->put ||
+        n->ops->claim_open(n, r->world_peer, &r->split_token))
+        return want;
+    p2p_help_t hp = {.type = P2P_HELP, .sreq = sreq, .rreq = req_handle(r),
+                     .token = r->split_token, .off = at, .len = want - at,
+                     .addr = (uint64_t)(uintptr_t)r->buf + at};
+    if (p2p_post_packet(st, r->world_peer, &hp, sizeof hp, NULL, 0, NULL)) {
+        n->ops->claim_close(n, r->world_peer, r->split_token);
+        return want;
+    }
+    r->split = SPLIT_FIRST;
+    r->split_helped = r->split_err = 0;
+    r->split_at = at;
+    r->split_raddr = addr;
+    return at;
+}
+
 /* Start pulling a rendezvous message into r (matched receive). */
 static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int world_src, int src,
                             int tag, uint64_t len, uint64_t sreq, uint64_t addr,
@@ -199,34 +226,14 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
     r->remote_req = sreq;
     r->proto = PROTO_RNDV;
     size_t want = r->status.bytes;
-    int rc = VC_ERR_UNSUPPORTED;
-    /* both ends copy: the sender is asked for the last 7/16 (pages apart,
-       so the two copies never share one) and I get the first 9/16 -- I
-       start at once, the sender when it next polls: np 2, 1 MiB, 6 runs
-       each, halves 17-33 GB/s, 9/16 32-34 */
-    size_t at = want / 16 * 9 & ~(size_t)4095;
-    if (n->ops->get && at && n->split_min && want >= n->split_min && n->ops->put &&
-        !n->ops->claim_open(n, world_src, &r->split_token)) {
-        p2p_help_t hp = {.type = P2P_HELP, .sreq = sreq, .rreq = req_handle(r),
-                         .token = r->split_token, .off = at, .len = want - at,
-                         .addr = (uint64_t)(uintptr_t)r->buf + at};
-        if (p2p_post_packet(st, world_src, &hp, sizeof hp, NULL, 0, NULL) == VC_SUCCESS) {
-            r->split = SPLIT_FIRST;
-            r->split_helped = r->split_err = 0;
-            r->split_at = at;
-            r->split_raddr = addr;
-            rc = n->ops->get(n, world_src, r->buf, at, addr, key, r);
-        } else {
-            n->ops->claim_close(n, world_src, r->split_token);
-            rc = n->ops->get(n, world_src, r->buf, want, addr, key, r);
-        }
-    } else if (n->ops->get && want)
-        rc = n->ops->get(n, world_src, r->buf, want, addr, key, r);
-    else if (!want) {
+    if (!want) {
         /* nothing to pull: just release the sender */
         p2p_on_get_done(st, r, VC_SUCCESS);
         return;
     }
+    int rc = n->ops->get ? n->ops->get(n, world_src, r->buf, split_ask(st, r, n, sreq, addr, want),
+                                       addr, key, r)
+                         : VC_ERR_UNSUPPORTED;
     if (rc == VC_SUCCESS)
         return;   /* completion arrives through p2p_on_get_done */
     if (r->split) {

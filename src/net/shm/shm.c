@@ -214,12 +214,12 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
     return VC_SUCCESS;
 }
 
+static void *shm_node_slots(net_t *n);
+
 /* the claim words after the flag slots: [receiver][sender][SHM_CLAIMS] */
 static uint64_t *claim_word(net_shm_t *s, int receiver, int sender, unsigned i)
 {
-    shm_hdr_t *h = s->seg;
-    uint8_t *w = (uint8_t *)s->seg + round_up(sizeof *h, 4096) +
-                 (size_t)s->nlocal * s->nlocal * shm_ring_bytes(h->cell_bytes, h->ncells) +
+    uint8_t *w = (uint8_t *)shm_node_slots(&s->base) +
                  (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES;
     return (uint64_t *)w + ((size_t)receiver * s->nlocal + sender) * SHM_CLAIMS + i;
 }
@@ -319,7 +319,6 @@ static void shm_close(net_t *n)
 }
 
 static uint64_t *shm_node_bytes(net_t *n);
-static void *shm_node_slots(net_t *n);
 
 static const net_ops_t shm_ops = {
     .send = shm_send,
