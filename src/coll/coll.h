@@ -83,6 +83,9 @@ size_t coll_shmseg_node_bytes(const coll_state_t *cs);    /* all segments on my 
 int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me);
 int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk,
                        int me);
+/* allgatherv: cnt and dsp in elements of esize bytes, one per member */
+int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
+                        const size_t *cnt, const size_t *dsp, size_t esize, int me);
 int coll_shm_seg_barrier(struct coll_shmseg *g, int me);
 /* what a reduction combines with */
 typedef struct coll_redop {

@@ -70,6 +70,7 @@ static const coll_alg_t algs[] = {
     {COLL_ALLGATHERV, "ring", coll_allgatherv_ring, RO, ALL, NULL, NULL},
     {COLL_ALLGATHERV, "recursive_doubling", coll_allgatherv_recursive_doubling, RO, ALL,
      NULL, NULL},
+    {COLL_ALLGATHERV, "shm", NULL, RO | SHARED, BLK, coll_shm_fits, coll_shm_run},
     {COLL_ALLTOALL, "bruck", coll_alltoall_bruck, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "pairwise", coll_alltoall_pairwise, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "linear", coll_alltoall_linear, RO, ALL, NULL, NULL},

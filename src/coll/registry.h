@@ -82,6 +82,7 @@ typedef struct coll_call {
     vc_op_t op;
     int root;
     struct coll_comm *cc;   /* comm's collective state (comm_priv.h) */
+    const struct coll_vec *v;   /* a vector call's arrays (coll.h), else NULL */
 } coll_call_t;
 
 /* the algorithms of kind, in registry order (the order of the

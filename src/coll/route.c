@@ -290,7 +290,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
             *m = (coll_memo_t){count, esize, tcount, user, !commutative, alg};
     }
     if (alg && (alg->props & ALG_SHARED)) {
-        coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root, cc};
+        coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root, cc, v};
         if (alg->run(&call, &rc))
             return rc;
         /* declined (no segment here), on every member alike */

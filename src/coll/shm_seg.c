@@ -292,9 +292,12 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
 }
 
 /* bcast (root >= 0: the root streams bytes from src into everyone's
-   rbuf) or allgather (root < 0: every member streams its block) */
+   rbuf), allgather (root < 0, cnt NULL: every member streams its block of
+   bytes) or allgatherv (root < 0: member s streams cnt[s] elements of
+   bytes each, read into rbuf at dsp[s]; every member knows every count,
+   so all agree on every ring's position) */
 static int run_streams(struct coll_shmseg *g, int me, int root, const void *src,
-                       void *rbuf, size_t bytes)
+                       void *rbuf, size_t bytes, const size_t *cnt, const size_t *dsp)
 {
     size_t lenb[64] = {0}, *len = lenb;
     void *dstb[64] = {0}, **dst = dstb;
@@ -305,9 +308,9 @@ static int run_streams(struct coll_shmseg *g, int me, int root, const void *src,
     }
     if (len && dst) {
         for (int s = 0; s < g->p; s++) {
-            len[s] = root < 0 || s == root ? bytes : 0;
+            len[s] = cnt ? cnt[s] * bytes : root < 0 || s == root ? bytes : 0;
             if (root < 0)
-                dst[s] = (uint8_t *)rbuf + (size_t)s * bytes;
+                dst[s] = (uint8_t *)rbuf + (cnt ? dsp[s] : (size_t)s) * bytes;
             else
                 dst[s] = s == root && me != root ? rbuf : NULL;
         }
@@ -322,7 +325,7 @@ static int run_streams(struct coll_shmseg *g, int me, int root, const void *src,
 
 int coll_shm_bcast(struct coll_shmseg *g, void *buf, size_t bytes, int root, int me)
 {
-    return run_streams(g, me, root, buf, buf, bytes);
+    return run_streams(g, me, root, buf, buf, bytes, NULL, NULL);
 }
 
 int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk,
@@ -331,7 +334,16 @@ int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t
     uint8_t *mine = (uint8_t *)rbuf + (size_t)me * blk;
     if (in != VC_IN_PLACE)
         memcpy(mine, in, blk);
-    return run_streams(g, me, -1, mine, rbuf, blk);
+    return run_streams(g, me, -1, mine, rbuf, blk, NULL, NULL);
+}
+
+int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
+                        const size_t *cnt, const size_t *dsp, size_t esize, int me)
+{
+    uint8_t *mine = (uint8_t *)rbuf + dsp[me] * esize;
+    if (in != VC_IN_PLACE && cnt[me])
+        memcpy(mine, in, cnt[me] * esize);
+    return run_streams(g, me, -1, mine, rbuf, esize, cnt, dsp);
 }
 
 /* Flag barrier: one counter line per member, no data, no messages. */

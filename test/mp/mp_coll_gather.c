@@ -10,12 +10,33 @@
  * allows. The same runs on a vc_comm_split sub-communicator, non-blocking
  * calls overlap each other, and bad arguments return the documented codes
  * with the job still working afterwards.
+ *
+ * With VCOLL_ALLGATHERV_ALG=shm on one node, every blocking allgatherv on a
+ * communicator of two or more must have gone through its segment (the
+ * library's counter says so), so the test cannot pass on another algorithm.
  */
+#include <unistd.h>
 #include "mp_util.h"
+#include "coll/coll.h"
 
 #define GAP (-7)    /* never a value: marks slots nobody may write */
 
 static int32_t val(int owner, size_t i) { return (int32_t)(owner * 100003 + (int)i * 3 + 1); }
+
+static int agv_shm;     /* VCOLL_ALLGATHERV_ALG=shm and the job on one node */
+
+/* a blocking allgatherv, checked to have taken the segment when forced */
+static int allgatherv_b(const void *s, size_t n, void *r, const size_t *cnt, const size_t *dsp,
+                        vc_comm_t comm)
+{
+    int p;
+    vc_comm_size(comm, &p);
+    uint64_t before = coll_shm_calls(comm, COLL_ALLGATHERV);
+    int rc = vc_allgatherv(s, n, r, cnt, dsp, VC_INT32, comm);
+    if (!rc && agv_shm && p > 1 && coll_shm_calls(comm, COLL_ALLGATHERV) != before + 1)
+        FAIL("allgatherv forced to shm did not run through the segment");
+    return rc;
+}
 
 /* blocking or non-blocking (started and waited at once) by it's parity */
 static int done(int rc, vc_request_t *rq, int nb)
@@ -176,7 +197,7 @@ static void test_v(vc_comm_t comm, int shape, int nb)
             memcpy(big + dsp[me], s, mine * sizeof *s);
         OK(done(nb ? vc_iallgatherv(ip ? VC_IN_PLACE : s, mine, big, cnt, dsp, VC_INT32, comm,
                                     &rq)
-                   : vc_allgatherv(ip ? VC_IN_PLACE : s, mine, big, cnt, dsp, VC_INT32, comm),
+                   : allgatherv_b(ip ? VC_IN_PLACE : s, mine, big, cnt, dsp, comm),
                 &rq, nb));
         check_vbuf(big, p, cnt, dsp, ext, ip ? "allgatherv in place" : "allgatherv", -1, nb);
     }
@@ -235,7 +256,7 @@ static void test_v_rewritten(vc_comm_t comm)
             s[i] = val(me, i);
         for (size_t i = 0; i < cap; i++)
             big[i] = GAP;
-        OK(vc_allgatherv(s, mine, big, cnt, dsp, VC_INT32, comm));
+        OK(allgatherv_b(s, mine, big, cnt, dsp, comm));
         check_vbuf(big, p, cnt, dsp, ext, "allgatherv, arrays rewritten", -1, round);
     }
     free(cnt);
@@ -371,7 +392,7 @@ static void test_errors(void)
     int32_t x = val(me, 0);
     cnt[p - 1] = p > 1 ? 0 : 1;
     dsp[p - 1] = 0;
-    OK(vc_allgatherv(&x, cnt[me], r, cnt, dsp, VC_INT32, VC_COMM_WORLD));
+    OK(allgatherv_b(&x, cnt[me], r, cnt, dsp, VC_COMM_WORLD));
     for (int q = 0; q < p; q++)
         if (cnt[q] && r[q] != val(q, 0))
             FAIL("allgatherv after errors: slot %d = %d", q, r[q]);
@@ -380,6 +401,16 @@ static void test_errors(void)
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
+    const char *f = getenv("VCOLL_ALLGATHERV_ALG");
+    if (f && !strcmp(f, "shm")) {
+        char (*h)[64] = calloc((size_t)mp_size, 64), mine[64] = "";
+        gethostname(mine, sizeof mine - 1);
+        OK(vc_allgather(mine, h, 64, VC_BYTE, VC_COMM_WORLD));
+        agv_shm = 1;
+        for (int q = 0; q < mp_size; q++)
+            agv_shm &= !strcmp(h[q], mine);
+        free(h);
+    }
     test_comm(VC_COMM_WORLD);
     test_overlap();
     /* a sub-communicator: halves by parity, reversed order */
@@ -389,8 +420,8 @@ int main(int argc, char **argv)
     OK(vc_comm_free(&half));
     test_errors();
     /* everyone agrees on the outcome */
-    int32_t f = mp_fails, tf = 0;
-    if (vc_allreduce(&f, &tf, 1, VC_INT32, VC_SUM, VC_COMM_WORLD) != VC_SUCCESS || (tf && !f))
+    int32_t nf = mp_fails, tf = 0;
+    if (vc_allreduce(&nf, &tf, 1, VC_INT32, VC_SUM, VC_COMM_WORLD) != VC_SUCCESS || (tf && !nf))
         FAIL("another rank failed");
     return mp_finish("mp_coll_gather");
 }
