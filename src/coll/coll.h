@@ -86,6 +86,7 @@ int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t
 /* allgatherv: cnt and dsp in elements of esize bytes, one per member */
 int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
                         const size_t *cnt, const size_t *dsp, size_t esize, int me);
+int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk, int me);
 int coll_shm_seg_barrier(struct coll_shmseg *g, int me);
 /* what a reduction combines with */
 typedef struct coll_redop {

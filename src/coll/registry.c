@@ -74,6 +74,7 @@ static const coll_alg_t algs[] = {
     {COLL_ALLTOALL, "bruck", coll_alltoall_bruck, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "pairwise", coll_alltoall_pairwise, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "linear", coll_alltoall_linear, RO, ALL, NULL, NULL},
+    {COLL_ALLTOALL, "shm", NULL, RO | SHARED, BLK, coll_shm_fits, coll_shm_run},
     {COLL_ALLTOALL, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
     {COLL_ALLTOALLV, "pairwise", coll_alltoallv_pairwise, RO, ALL, NULL, NULL},
     {COLL_ALLTOALLV, "linear", coll_alltoallv_linear, RO, ALL, NULL, NULL},

@@ -188,7 +188,7 @@ static int run_allreduce(shm_call_t *c, int tag)
 }
 
 /* What "shm" needs of a call (the rules decide when it is worth it): two
-   members; across nodes, allgather(v) stays with messages (hier), and a
+   members; across nodes, allgather(v) and alltoall stay with messages, and a
    non-commutative op only where nodes hold consecutive ranks (node-first
    order is then rank order); a reduction window holds at least one whole
    element only up to 8 KiB elements (two chunks of the smallest
@@ -198,7 +198,7 @@ int coll_shm_fits(const coll_query_t *q)
     if (q->ranks < 2)
         return 0;
     if (q->nodes > 1 && (q->kind == COLL_ALLGATHER || q->kind == COLL_ALLGATHERV ||
-                         (q->noncomm && !q->blocked)))
+                         q->kind == COLL_ALLTOALL || (q->noncomm && !q->blocked)))
         return 0;
     return !((q->kind == COLL_REDUCE || q->kind == COLL_ALLREDUCE) && q->esize > 8192);
 }
@@ -256,6 +256,9 @@ int coll_shm_run(const coll_call_t *call, int *rc)
     case COLL_ALLREDUCE: *rc = run_allreduce(&c, tag); break;
     case COLL_ALLGATHER:
         *rc = coll_shm_allgather(c.seg, sbuf, rbuf, count * c.o.esize, comm->rank);
+        break;
+    case COLL_ALLTOALL:
+        *rc = coll_shm_alltoall(c.seg, sbuf, rbuf, count * c.o.esize, comm->rank);
         break;
     case COLL_ALLGATHERV:
         *rc = call->v ? coll_shm_allgatherv(c.seg, sbuf, rbuf, call->v->counts,

@@ -220,15 +220,19 @@ int coll_shmseg_of(struct vc_comm *c, struct coll_shmseg **out)
 }
 
 /* Stream: member s writes len[s] bytes (mine from src) through its ring;
-   I copy member s's stream to dst[s] (NULL: not reading it). */
+   I copy bytes [off[s], off[s] + take[s]) of member s's stream to dst[s]
+   (off NULL: all of it; dst[s] NULL: none). Chunks I do not need are
+   marked done at once (a done counter only says "I will not read below
+   this"), so their writer never waits for me. */
 static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *src,
-                  void *const *dst)
+                  void *const *dst, const size_t *off, const size_t *take)
 {
     int p = g->p, rc = VC_SUCCESS;
     size_t C = g->chunk;
     uint64_t mine_n = (len[me] + C - 1) / C, w = 0, left = 0;
     uint64_t base_me = g->seq[me];
-    uint64_t rd[64], *rdp = p <= 64 ? rd : calloc((size_t)p, sizeof *rdp);
+    /* per member: the next chunk to read, and one past the last I need */
+    uint64_t rdb[128], *rd = p <= 64 ? rdb : calloc(2 * (size_t)p, sizeof *rd), *end;
     unsigned idle = 0;
     double next_check = 0;
     /* a stream from one other member (bcast) waits for that member; one
@@ -243,36 +247,52 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
     if (nsrc != 1)
         from = -1;
 
-    if (!rdp)
+    if (!rd)
         return VC_ERR_NOMEM;
+    end = rd + p;
     for (int s = 0; s < p; s++) {
-        rdp[s] = 0;
-        if (s != me && dst[s])
-            left += (len[s] + C - 1) / C;
+        uint64_t n_s = (len[s] + C - 1) / C;
+        size_t a = off ? off[s] : 0, t = off ? take[s] : len[s];
+        rd[s] = end[s] = n_s;
+        if (s == me)
+            continue;
+        if (dst[s] && t) {
+            rd[s] = a / C;
+            end[s] = (a + t + C - 1) / C;
+            left += end[s] - rd[s];
+        }
+        /* the chunks before my range, or all of them */
+        if (rd[s])
+            seg_store(seg_done(g, me, s), g->seq[s] + rd[s]);
     }
     while (w < mine_n || left) {
         int moved = 0;
         /* write while every reader has emptied the slot I need */
         while (w < mine_n && coll_seg_slot_free(g, me, base_me + w)) {
             uint64_t g_abs = base_me + w;
-            size_t off = (size_t)w * C, n = len[me] - off < C ? len[me] - off : C;
-            memcpy(seg_slot(g, me, g_abs), (const uint8_t *)src + off, n);
+            size_t o = (size_t)w * C, n = len[me] - o < C ? len[me] - o : C;
+            memcpy(seg_slot(g, me, g_abs), (const uint8_t *)src + o, n);
             seg_store(seg_posted(g, me), g_abs + 1);
             w++;
             moved = 1;
         }
         for (int s = 0; s < p; s++) {
-            if (s == me || !dst[s])
+            if (s == me || rd[s] >= end[s])
                 continue;
-            uint64_t n_s = (len[s] + C - 1) / C;
             uint64_t avail = seg_load(seg_posted(g, s));
-            while (rdp[s] < n_s && g->seq[s] + rdp[s] < avail) {
-                uint64_t g_abs = g->seq[s] + rdp[s];
-                size_t off = (size_t)rdp[s] * C, n = len[s] - off < C ? len[s] - off : C;
-                memcpy((uint8_t *)dst[s] + off, seg_slot(g, s, g_abs), n);
-                seg_store(seg_done(g, me, s), g_abs + 1);
-                rdp[s]++;
+            size_t a = off ? off[s] : 0, t = off ? take[s] : len[s];
+            while (rd[s] < end[s] && g->seq[s] + rd[s] < avail) {
+                uint64_t g_abs = g->seq[s] + rd[s];
+                /* this chunk's bytes of the stream, cut to my range */
+                size_t lo = (size_t)rd[s] * C, hi = lo + C < len[s] ? lo + C : len[s];
+                lo = lo < a ? a : lo;
+                hi = hi > a + t ? a + t : hi;
+                memcpy((uint8_t *)dst[s] + (lo - a), seg_slot(g, s, g_abs) + lo % C, hi - lo);
+                rd[s]++;
                 left--;
+                /* past my range: the rest of the stream is done too */
+                uint64_t n_s = (len[s] + C - 1) / C;
+                seg_store(seg_done(g, me, s), g->seq[s] + (rd[s] == end[s] ? n_s : rd[s]));
                 moved = 1;
             }
         }
@@ -286,8 +306,8 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
     if (!rc)
         for (int s = 0; s < p; s++)
             g->seq[s] += (len[s] + C - 1) / C;
-    if (rdp != rd)
-        free(rdp);
+    if (rd != rdb)
+        free(rd);
     return rc;
 }
 
@@ -314,7 +334,7 @@ static int run_streams(struct coll_shmseg *g, int me, int root, const void *src,
             else
                 dst[s] = s == root && me != root ? rbuf : NULL;
         }
-        rc = stream(g, me, len, src, dst);
+        rc = stream(g, me, len, src, dst, NULL, NULL);
     }
     if (len != lenb)
         free(len);
@@ -344,6 +364,51 @@ int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
     if (in != VC_IN_PLACE && cnt[me])
         memcpy(mine, in, cnt[me] * esize);
     return run_streams(g, me, -1, mine, rbuf, esize, cnt, dsp);
+}
+
+/* alltoall: member s streams its whole send buffer (p blocks of blk
+   bytes) and reader r copies block r out of every stream; one copy in,
+   one out, no handshake per pair (for ranks that share cores, a
+   rendezvous waits for each peer to be scheduled). In place, the blocks
+   to send are copied aside first: the receives overwrite rbuf while my
+   stream may still be reading it. */
+int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk, int me)
+{
+    int p = g->p, rc = VC_ERR_NOMEM;
+    size_t all = (size_t)p * blk;
+    void *copy = NULL;
+    if (in == VC_IN_PLACE) {
+        if (!(copy = malloc(all ? all : 1)))
+            return VC_ERR_NOMEM;
+        memcpy(copy, rbuf, all);
+        in = copy;
+    }
+    size_t b1[64] = {0}, b2[64] = {0}, b3[64] = {0}, *len = b1, *off = b2, *take = b3;
+    void *db[64] = {0}, **dst = db;
+    if (p > 64) {
+        len = calloc((size_t)p, sizeof *len);
+        off = calloc((size_t)p, sizeof *off);
+        take = calloc((size_t)p, sizeof *take);
+        dst = calloc((size_t)p, sizeof *dst);
+    }
+    if (len && off && take && dst) {
+        for (int s = 0; s < p; s++) {
+            len[s] = all;
+            off[s] = (size_t)me * blk;
+            take[s] = blk;
+            dst[s] = (uint8_t *)rbuf + (size_t)s * blk;
+        }
+        memcpy(dst[me], (const uint8_t *)in + (size_t)me * blk, blk);
+        rc = stream(g, me, len, in, dst, off, take);
+    }
+    if (p > 64) {
+        free(len);
+        free(off);
+        free(take);
+        free(dst);
+    }
+    free(copy);
+    return rc;
 }
 
 /* Flag barrier: one counter line per member, no data, no messages. */

@@ -9,13 +9,19 @@
  * with plain loops; reductions are folded in rank order, so the
  * non-commutative op (composition of affine maps mod 2^16) fails any
  * reordering. Run under mpirun; exit 0 on success.
+ *
+ * With VCOLL_ALLTOALL_ALG=shm on one node, every blocking alltoall of two
+ * or more ranks must have gone through the segment (the library's counter),
+ * and blocks of 20000 elements wrap its rings several times.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mp_util.h"
+#include "coll/coll.h"
 
 static vc_op_t op_affine, op_add;
+static int a2a_shm;     /* VCOLL_ALLTOALL_ALG=shm, the job on one node */
 
 /* ---- values and ops ---- */
 
@@ -93,9 +99,13 @@ static void test_alltoall(vc_comm_t comm, size_t count, int nb, int ip)
     if (!ip)
         memset(r, 0xee, n * 4);
     const void *sb = ip ? VC_IN_PLACE : s;
+    uint64_t before = coll_shm_calls(comm, COLL_ALLTOALL);
     int rc = nb ? vc_ialltoall(sb, r, count, VC_UINT32, comm, &rq)
                 : vc_alltoall(sb, r, count, VC_UINT32, comm);
     OK(wait_if(&rq, nb, rc));
+    if (a2a_shm && !nb && p > 1 && coll_shm_calls(comm, COLL_ALLTOALL) != before + 1)
+        FAIL("alltoall count %zu ip %d forced to shm did not run through the segment",
+             count, ip);
     for (int j = 0; j < p; j++)
         for (size_t i = 0; i < count; i++)
             if (r[(size_t)j * count + i] != a2a_val(j, me, i)) {
@@ -356,6 +366,9 @@ static void test_all(vc_comm_t comm)
         for (int k = R_ADD; k <= R_AFFINE; k++)
             test_user_allreduce(comm, counts[c], k);
     test_rewritten(comm);
+    if (a2a_shm)
+        for (int ip = 0; ip < 2; ip++)
+            test_alltoall(comm, 20000, 0, ip);
 }
 
 /* several non-blocking ones in flight at once */
@@ -465,6 +478,7 @@ int main(int argc, char **argv)
     mp_init(&argc, &argv);
     OK(vc_op_create(affine_fn, 0, &op_affine));
     OK(vc_op_create(add_fn, 1, &op_add));
+    a2a_shm = mp_forced_on_one_node("VCOLL_ALLTOALL_ALG", "shm");
     test_all(VC_COMM_WORLD);
     test_overlap();
     /* halves by parity, reversed order: comm ranks differ from world ranks */

@@ -15,7 +15,6 @@
  * communicator of two or more must have gone through its segment (the
  * library's counter says so), so the test cannot pass on another algorithm.
  */
-#include <unistd.h>
 #include "mp_util.h"
 #include "coll/coll.h"
 
@@ -401,16 +400,7 @@ static void test_errors(void)
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
-    const char *f = getenv("VCOLL_ALLGATHERV_ALG");
-    if (f && !strcmp(f, "shm")) {
-        char (*h)[64] = calloc((size_t)mp_size, 64), mine[64] = "";
-        gethostname(mine, sizeof mine - 1);
-        OK(vc_allgather(mine, h, 64, VC_BYTE, VC_COMM_WORLD));
-        agv_shm = 1;
-        for (int q = 0; q < mp_size; q++)
-            agv_shm &= !strcmp(h[q], mine);
-        free(h);
-    }
+    agv_shm = mp_forced_on_one_node("VCOLL_ALLGATHERV_ALG", "shm");
     test_comm(VC_COMM_WORLD);
     test_overlap();
     /* a sub-communicator: halves by parity, reversed order */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "vcoll.h"
 
 static int mp_rank = -1, mp_size = 0, mp_fails = 0;
@@ -26,6 +27,24 @@ static inline void mp_init(int *argc, char ***argv)
     }
     vc_comm_rank(VC_COMM_WORLD, &mp_rank);
     vc_comm_size(VC_COMM_WORLD, &mp_size);
+}
+
+/* 1 when env names algorithm alg and every rank shares my host: a forced
+   shared-memory algorithm must then take every blocking call of two or
+   more ranks (tests check the library's counter) */
+static inline int mp_forced_on_one_node(const char *env, const char *alg)
+{
+    const char *f = getenv(env);
+    if (!f || strcmp(f, alg))
+        return 0;
+    char (*h)[64] = calloc((size_t)mp_size, 64), mine[64] = "";
+    int one = 1;
+    gethostname(mine, sizeof mine - 1);
+    OK(vc_allgather(mine, h, 64, VC_BYTE, VC_COMM_WORLD));
+    for (int q = 0; q < mp_size; q++)
+        one &= !strcmp(h[q], mine);
+    free(h);
+    return one;
 }
 
 /* a barrier made of point-to-point only (tests p2p without collectives) */
