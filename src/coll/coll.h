@@ -87,6 +87,14 @@ int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t
 int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
                         const size_t *cnt, const size_t *dsp, size_t esize, int me);
 int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk, int me);
+/* alltoallv (shm_alltoallv.c): counts and displacements in elements of
+   es bytes; tag for the blocks that go as messages */
+int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, const void *in,
+                       void *rbuf, const size_t *scnt, const size_t *sdsp, const size_t *rcnt,
+                       const size_t *rdsp, size_t es);
+/* 1: send this alltoallv to the message algorithms (the last one here
+   was big; the same answer on every member) */
+int coll_shm_alltoallv_declines(struct coll_shmseg *g);
 int coll_shm_seg_barrier(struct coll_shmseg *g, int me);
 /* what a reduction combines with */
 typedef struct coll_redop {
@@ -160,6 +168,13 @@ int coll_set_alg(struct vc_comm *comm, const char *collective, const char *algor
 /* executor (exec.c) */
 int coll_exec_blocking(const coll_sched_t *s, void *const base[COLL_NBUF],
                        struct vc_comm *comm, int tag);
+/* Round 0 of s posted without waiting (req has room for s->max_comm; *n
+ * posted), and those requests waited for and checked: a shared-memory
+ * runner's messages overlapping its own copies. Post errors leave the
+ * posted ones in req for reap. */
+int coll_exec_post(const coll_sched_t *s, void *const base[COLL_NBUF], struct vc_comm *comm,
+                   int tag, struct vc_request **req, int *n);
+int coll_exec_reap(struct vc_comm *comm, struct vc_request **req, int n);
 /* Non-blocking: takes ownership of *s (moved) and tmp (malloc'd or NULL). */
 int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
                     struct vc_comm *comm, int tag, struct vc_request **out);

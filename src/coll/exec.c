@@ -141,6 +141,27 @@ int coll_exec_blocking(const coll_sched_t *s, void *const base_in[COLL_NBUF],
     return err;
 }
 
+/* A shared-memory runner's messages beside its own work: round 0 of s
+   posted, not waited for (n requests in req, room for s->max_comm), then
+   finished and checked as a blocking schedule's are. */
+int coll_exec_post(const coll_sched_t *s, void *const base_in[COLL_NBUF], struct vc_comm *comm,
+                   int tag, struct vc_request **req, int *n)
+{
+    unsigned char *base[COLL_NBUF];
+    for (int i = 0; i < COLL_NBUF; i++)
+        base[i] = base_in[i];
+    *n = 0;
+    return s->nrounds ? post_round(s, base, 0, comm, tag, req, n, 0) : VC_SUCCESS;
+}
+
+int coll_exec_reap(struct vc_comm *comm, struct vc_request **req, int n)
+{
+    if (!n)
+        return VC_SUCCESS;
+    p2p_waitall(comm->p2p, n, req);
+    return reap(req, n);
+}
+
 /* ---- non-blocking and persistent ---- */
 
 /* Sub-requests a start left behind (it failed before they finished: a

@@ -188,7 +188,7 @@ static int run_allreduce(shm_call_t *c, int tag)
 }
 
 /* What "shm" needs of a call (the rules decide when it is worth it): two
-   members; across nodes, allgather(v) and alltoall stay with messages, and a
+   members; across nodes, allgather(v) and alltoall(v) stay with messages, and a
    non-commutative op only where nodes hold consecutive ranks (node-first
    order is then rank order); a reduction window holds at least one whole
    element only up to 8 KiB elements (two chunks of the smallest
@@ -198,7 +198,11 @@ int coll_shm_fits(const coll_query_t *q)
     if (q->ranks < 2)
         return 0;
     if (q->nodes > 1 && (q->kind == COLL_ALLGATHER || q->kind == COLL_ALLGATHERV ||
-                         q->kind == COLL_ALLTOALL || (q->noncomm && !q->blocked)))
+                         q->kind == COLL_ALLTOALL || q->kind == COLL_ALLTOALLV ||
+                         (q->noncomm && !q->blocked)))
+        return 0;
+    /* alltoallv's stream header (2p + 1 words) fits the smallest chunk */
+    if (q->kind == COLL_ALLTOALLV && q->ranks > 255)
         return 0;
     return !((q->kind == COLL_REDUCE || q->kind == COLL_ALLREDUCE) && q->esize > 8192);
 }
@@ -240,6 +244,8 @@ int coll_shm_run(const coll_call_t *call, int *rc)
         return 1;
     if (cc->layout.nnodes == 1 && !c.seg)
         return 0;   /* the schedule, on every member alike (agreed in create) */
+    if (kind == COLL_ALLTOALLV && c.seg && coll_shm_alltoallv_declines(c.seg))
+        return 0;   /* the last one was big: messages, on every member alike */
     coll_args_set(&c.a, kind, comm->rank, comm->size, c.root, count, call->dt, call->op, 0);
     c.a.ufn = c.o.ufn;
     c.a.noncomm = !commutative;
@@ -259,6 +265,12 @@ int coll_shm_run(const coll_call_t *call, int *rc)
         break;
     case COLL_ALLTOALL:
         *rc = coll_shm_alltoall(c.seg, sbuf, rbuf, count * c.o.esize, comm->rank);
+        break;
+    case COLL_ALLTOALLV:
+        *rc = call->v ? coll_shm_alltoallv(c.seg, comm, tag, sbuf, rbuf, call->v->counts,
+                                           call->v->displs, call->v->rcounts,
+                                           call->v->rdispls, c.o.esize)
+                      : VC_ERR_INTERNAL;
         break;
     case COLL_ALLGATHERV:
         *rc = call->v ? coll_shm_allgatherv(c.seg, sbuf, rbuf, call->v->counts,

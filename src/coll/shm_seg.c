@@ -219,20 +219,49 @@ int coll_shmseg_of(struct vc_comm *c, struct coll_shmseg **out)
     return rc;
 }
 
-/* Stream: member s writes len[s] bytes (mine from src) through its ring;
-   I copy bytes [off[s], off[s] + take[s]) of member s's stream to dst[s]
-   (off NULL: all of it; dst[s] NULL: none). Chunks I do not need are
-   marked done at once (a done counter only says "I will not read below
-   this"), so their writer never waits for me. */
-static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *src,
-                  void *const *dst, const size_t *off, const size_t *take)
+/* the next n bytes of a writer's pieces, from cursor (*i, *o) */
+static void gather_src(uint8_t *to, const coll_seg_src_t *src, size_t *i, size_t *o, size_t n)
+{
+    while (n) {
+        size_t k = src[*i].n - *o < n ? src[*i].n - *o : n;
+        memcpy(to, (const uint8_t *)src[*i].p + *o, k);
+        to += k;
+        n -= k;
+        *o += k;
+        if (*o == src[*i].n) {
+            ++*i;
+            *o = 0;
+        }
+    }
+}
+
+/* member s's range for me, now that its len, off and take are known:
+   the chunks I need, the ones before them marked read at once */
+static uint64_t set_range(struct coll_shmseg *g, int me, int s, size_t len, size_t a, size_t t,
+                          int want, uint64_t *rd, uint64_t *end)
+{
+    size_t C = g->chunk;
+    uint64_t n_s = (len + C - 1) / C;
+    rd[s] = end[s] = n_s;
+    if (want && t) {
+        rd[s] = a / C;
+        end[s] = (a + t + C - 1) / C;
+    }
+    if (rd[s])
+        seg_store(seg_done(g, me, s), g->seq[s] + rd[s]);
+    return end[s] - rd[s];
+}
+
+int coll_seg_stream(struct coll_shmseg *g, int me, size_t *len, const coll_seg_src_t *src,
+                    void *const *dst, size_t *off, size_t *take, const coll_seg_hdr_t *hd)
 {
     int p = g->p, rc = VC_SUCCESS;
-    size_t C = g->chunk;
+    size_t C = g->chunk, si = 0, so = 0;
     uint64_t mine_n = (len[me] + C - 1) / C, w = 0, left = 0;
     uint64_t base_me = g->seq[me];
-    /* per member: the next chunk to read, and one past the last I need */
-    uint64_t rdb[128], *rd = p <= 64 ? rdb : calloc(2 * (size_t)p, sizeof *rd), *end;
+    /* per member: the next chunk to read, one past the last I need, and
+       whether its header is still to come */
+    uint64_t rdb[192], *rd = p <= 64 ? rdb : calloc(3 * (size_t)p, sizeof *rd), *end, *pend;
     unsigned idle = 0;
     double next_check = 0;
     /* a stream from one other member (bcast) waits for that member; one
@@ -240,7 +269,7 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
        flag slots do: there everyone waits and is waited for */
     int from = -1, nsrc = 0;
     for (int s = 0; s < p; s++)
-        if (len[s]) {
+        if (len[s] || hd) {
             from = s == me ? -1 : comm_world_rank(g->comm, s);
             nsrc++;
         }
@@ -249,21 +278,27 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
 
     if (!rd)
         return VC_ERR_NOMEM;
+    if (hd && (hd->hsize > COLL_SEG_HDR_MAX || hd->hsize > C || !off || !take)) {
+        if (rd != rdb)
+            free(rd);
+        return VC_ERR_INTERNAL;
+    }
     end = rd + p;
+    pend = rd + 2 * (size_t)p;
     for (int s = 0; s < p; s++) {
-        uint64_t n_s = (len[s] + C - 1) / C;
-        size_t a = off ? off[s] : 0, t = off ? take[s] : len[s];
-        rd[s] = end[s] = n_s;
-        if (s == me)
-            continue;
-        if (dst[s] && t) {
-            rd[s] = a / C;
-            end[s] = (a + t + C - 1) / C;
-            left += end[s] - rd[s];
+        pend[s] = 0;
+        if (s == me) {
+            rd[s] = end[s] = 0;
+        } else if (hd) {
+            /* its header (chunk 0) first: it says what the rest is */
+            rd[s] = 0;
+            end[s] = 1;
+            pend[s] = 1;
+            left++;
+        } else {
+            left += set_range(g, me, s, len[s], off ? off[s] : 0, off ? take[s] : len[s],
+                              dst[s] != NULL, rd, end);
         }
-        /* the chunks before my range, or all of them */
-        if (rd[s])
-            seg_store(seg_done(g, me, s), g->seq[s] + rd[s]);
     }
     while (w < mine_n || left) {
         int moved = 0;
@@ -271,7 +306,7 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
         while (w < mine_n && coll_seg_slot_free(g, me, base_me + w)) {
             uint64_t g_abs = base_me + w;
             size_t o = (size_t)w * C, n = len[me] - o < C ? len[me] - o : C;
-            memcpy(seg_slot(g, me, g_abs), (const uint8_t *)src + o, n);
+            gather_src(seg_slot(g, me, g_abs), src, &si, &so, n);
             seg_store(seg_posted(g, me), g_abs + 1);
             w++;
             moved = 1;
@@ -280,6 +315,18 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
             if (s == me || rd[s] >= end[s])
                 continue;
             uint64_t avail = seg_load(seg_posted(g, s));
+            if (pend[s]) {
+                if (g->seq[s] >= avail)
+                    continue;
+                /* copied out once, then checked and used by the caller */
+                uint8_t h[COLL_SEG_HDR_MAX];
+                memcpy(h, seg_slot(g, s, g->seq[s]), hd->hsize);
+                hd->range(hd->ctx, s, h, &len[s], &off[s], &take[s]);
+                pend[s] = 0;
+                left--;
+                left += set_range(g, me, s, len[s], off[s], take[s], dst[s] != NULL, rd, end);
+                moved = 1;
+            }
             size_t a = off ? off[s] : 0, t = off ? take[s] : len[s];
             while (rd[s] < end[s] && g->seq[s] + rd[s] < avail) {
                 uint64_t g_abs = g->seq[s] + rd[s];
@@ -309,6 +356,14 @@ static int stream(struct coll_shmseg *g, int me, const size_t *len, const void *
     if (rd != rdb)
         free(rd);
     return rc;
+}
+
+/* one contiguous source, no header */
+static int stream(struct coll_shmseg *g, int me, size_t *len, const void *src,
+                  void *const *dst, size_t *off, size_t *take)
+{
+    coll_seg_src_t one = {src, len[me]};
+    return coll_seg_stream(g, me, len, &one, dst, off, take, NULL);
 }
 
 /* bcast (root >= 0: the root streams bytes from src into everyone's

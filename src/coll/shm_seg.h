@@ -41,6 +41,11 @@ struct coll_shmseg {
                                about once per SEG_DEPTH chunks, not per chunk */
     const struct vc_comm *comm;   /* its members: only their deaths fail a wait */
     int accounted;      /* bytes counted in the node's total (I made it) */
+    /* alltoallv (shm_alltoallv.c): the last one through here averaged
+       more than a streamed block per pair, and calls sent to messages
+       since (every member read the same headers, so all agree) */
+    int a2av_big;
+    unsigned a2av_skipped;
 };
 
 static inline uint64_t *seg_line(struct coll_shmseg *g, size_t i)
@@ -92,5 +97,36 @@ static inline void seg_store(uint64_t *c, uint64_t v)
 /* may member me write chunk k (absolute) into its ring: every other
    member has finished reading chunk k - SEG_DEPTH of it */
 int coll_seg_slot_free(struct coll_shmseg *g, int me, uint64_t k);
+
+/* Streams through the segment (shm_seg.c). Member s writes len[s] bytes,
+ * mine gathered from src (pieces in order, their lengths summing to
+ * len[me]), through its ring; I copy bytes [off[s], off[s] + take[s]) of
+ * member s's stream to dst[s] (off NULL: all of it; dst[s] NULL: none).
+ * Chunks outside my range are marked read at once, so their writer never
+ * waits for me.
+ *
+ * With hd, every stream begins with a header of hd->hsize bytes (at most
+ * COLL_SEG_HDR_MAX, within one chunk) that says what the rest is: I do
+ * not know len, off and take of the others until I read it, so for each
+ * other member hd->range gets my own copy of its header and sets them
+ * (take 0: nothing wanted; it must check what it reads: another process
+ * wrote it). All members take part in every stream, and len[s] must come
+ * out the same on every member. */
+typedef struct coll_seg_src {
+    const void *p;
+    size_t n;
+} coll_seg_src_t;
+
+#define COLL_SEG_HDR_MAX 4096   /* no more than the smallest chunk */
+
+typedef struct coll_seg_hdr {
+    size_t hsize;
+    void (*range)(void *ctx, int s, const uint8_t *hdr, size_t *len, size_t *off,
+                  size_t *take);
+    void *ctx;
+} coll_seg_hdr_t;
+
+int coll_seg_stream(struct coll_shmseg *g, int me, size_t *len, const coll_seg_src_t *src,
+                    void *const *dst, size_t *off, size_t *take, const coll_seg_hdr_t *hd);
 
 #endif

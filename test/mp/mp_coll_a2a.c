@@ -10,9 +10,12 @@
  * non-commutative op (composition of affine maps mod 2^16) fails any
  * reordering. Run under mpirun; exit 0 on success.
  *
- * With VCOLL_ALLTOALL_ALG=shm on one node, every blocking alltoall of two
- * or more ranks must have gone through the segment (the library's counter),
- * and blocks of 20000 elements wrap its rings several times.
+ * With VCOLL_ALLTOALL_ALG=shm / VCOLL_ALLTOALLV_ALG=shm on one node, every
+ * blocking alltoall(v) of two or more ranks must have gone through the
+ * segment (the library's counter) -- but for alltoallv after one that
+ * averaged more than 32 KiB per pair, which must not have; big blocks wrap
+ * its rings several times, and alltoallv's blocks past 32 KiB go as
+ * messages beside it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,7 +24,7 @@
 #include "coll/coll.h"
 
 static vc_op_t op_affine, op_add;
-static int a2a_shm;     /* VCOLL_ALLTOALL_ALG=shm, the job on one node */
+static int a2a_shm;     /* VCOLL_ALLTOALL(V)_ALG=shm, the job on one node */
 
 /* ---- values and ops ---- */
 
@@ -125,6 +128,21 @@ static size_t vcnt(int src, int dst, int sym, size_t k)
     return (size_t)((a * 3 + b * 5) % 4) * k;
 }
 
+/* the library's rule for forced shm alltoallv, per communicator: after a
+   call through the segment that averaged more than 32 KiB per pair, the
+   next ones go to messages (fewer than 32 of them in this test) */
+static struct { vc_comm_t c; int big; } a2av_seen[4];
+
+static int *a2av_big(vc_comm_t c)
+{
+    for (int i = 0; i < 4; i++)
+        if (a2av_seen[i].c == c || !a2av_seen[i].c) {
+            a2av_seen[i].c = c;
+            return &a2av_seen[i].big;
+        }
+    return &a2av_seen[3].big;
+}
+
 static void test_alltoallv(vc_comm_t comm, size_t k, int nb, int ip)
 {
     int me, p;
@@ -152,10 +170,20 @@ static void test_alltoallv(vc_comm_t comm, size_t k, int nb, int ip)
             blk[i] = a2a_val(me, j, i);
     }
     const void *sb = ip ? VC_IN_PLACE : s;
+    uint64_t before = coll_shm_calls(comm, COLL_ALLTOALLV), all = 0;
+    for (int a = 0; a < p; a++)
+        for (int b = 0; b < p; b++)
+            all += a != b ? vcnt(a, b, ip, k) * 4 : 0;
+    int *big = a2av_big(comm), want = a2a_shm && !nb && p > 1 && !*big;
     int rcode = nb ? vc_ialltoallv(sb, ip ? NULL : sc, ip ? NULL : sd, r, rc, rd, VC_UINT32,
                                    comm, &rq)
                    : vc_alltoallv(sb, ip ? NULL : sc, ip ? NULL : sd, r, rc, rd, VC_UINT32, comm);
     OK(wait_if(&rq, nb, rcode));
+    if (a2a_shm && coll_shm_calls(comm, COLL_ALLTOALLV) != before + (uint64_t)want)
+        FAIL("alltoallv k %zu ip %d forced to shm: %s the segment", k, ip,
+             want ? "did not run through" : "ran through (after a big one)");
+    if (want)
+        *big = all > (uint64_t)p * (uint64_t)(p - 1) * 32768;
     size_t next = 0;
     for (int j = 0; j < p; j++) {
         for (; next < rd[j]; next++)
@@ -367,8 +395,11 @@ static void test_all(vc_comm_t comm)
             test_user_allreduce(comm, counts[c], k);
     test_rewritten(comm);
     if (a2a_shm)
-        for (int ip = 0; ip < 2; ip++)
+        for (int ip = 0; ip < 2; ip++) {
             test_alltoall(comm, 20000, 0, ip);
+            test_alltoallv(comm, 8000, 0, ip);      /* wraps the rings */
+            test_alltoallv(comm, 20000, 0, ip);     /* blocks to 240 KB: some as messages */
+        }
 }
 
 /* several non-blocking ones in flight at once */
@@ -405,6 +436,39 @@ static void test_overlap(void)
 }
 
 /* every rank passes the same bad argument: all get the error, none hangs */
+/* Counts that do not match across ranks (erroneous, but must end with an
+   error, not a hang or a write past the block): rank 0 sends rank 1 more
+   than rank 1 expects, once streamed (small) and once as a message (big);
+   rank 1 gets VC_ERR_TRUNCATE, everyone else completes. */
+static void test_mismatch(void)
+{
+    int p = mp_size, me = mp_rank;
+    if (p < 2)
+        return;
+    for (int big = 0; big < 2; big++) {
+        size_t n = big ? 40000 : 2;
+        size_t *sc = calloc((size_t)p, sizeof *sc), *sd = calloc((size_t)p, sizeof *sd);
+        size_t *rc = calloc((size_t)p, sizeof *rc), *rd = calloc((size_t)p, sizeof *rd);
+        for (int j = 0; j < p; j++) {
+            sc[j] = me == 0 && j == 1 ? 2 * n : n;
+            sd[j] = (size_t)j * 2 * n;
+            rc[j] = n;
+            rd[j] = (size_t)j * 2 * n;
+        }
+        uint32_t *s = calloc((size_t)p * 2 * n, 4), *r = malloc((size_t)p * 2 * n * 4);
+        memset(r, 0xee, (size_t)p * 2 * n * 4);
+        int got = vc_alltoallv(s, sc, sd, r, rc, rd, VC_UINT32, VC_COMM_WORLD);
+        if (me == 1 && got != VC_ERR_TRUNCATE)
+            FAIL("alltoallv, %s block longer than expected: %d, want VC_ERR_TRUNCATE",
+                 big ? "a message" : "a streamed", got);
+        if (me != 1 && got != VC_SUCCESS)
+            FAIL("alltoallv with rank 1's counts short: rank %d got %d", me, got);
+        if (me == 1 && r[n] != 0xeeeeeeeeu)
+            FAIL("alltoallv wrote past the block rank 1 expected from rank 0");
+        free(s); free(r); free(sc); free(sd); free(rc); free(rd);
+    }
+}
+
 static void test_errors(void)
 {
     int p = mp_size;
@@ -478,7 +542,8 @@ int main(int argc, char **argv)
     mp_init(&argc, &argv);
     OK(vc_op_create(affine_fn, 0, &op_affine));
     OK(vc_op_create(add_fn, 1, &op_add));
-    a2a_shm = mp_forced_on_one_node("VCOLL_ALLTOALL_ALG", "shm");
+    a2a_shm = mp_forced_on_one_node("VCOLL_ALLTOALL_ALG", "shm") &&
+              mp_forced_on_one_node("VCOLL_ALLTOALLV_ALG", "shm");
     test_all(VC_COMM_WORLD);
     test_overlap();
     /* halves by parity, reversed order: comm ranks differ from world ranks */
@@ -487,6 +552,8 @@ int main(int argc, char **argv)
     test_all(half);
     OK(vc_comm_free(&half));
     test_errors();
+    if (a2a_shm)
+        test_mismatch();
     OK(vc_op_free(&op_affine));
     OK(vc_op_free(&op_add));
     return mp_finish("mp_coll_a2a");
