@@ -14,6 +14,8 @@
  * With VCOLL_ALLGATHERV_ALG=shm on one node, every blocking allgatherv on a
  * communicator of two or more must have gone through its segment (the
  * library's counter says so), so the test cannot pass on another algorithm.
+ * Counts that disagree between ranks must end in VC_ERR_TRUNCATE on the
+ * receiving side, with nothing written past its block (test_mismatch).
  */
 #include "mp_util.h"
 #include "coll/coll.h"
@@ -23,6 +25,7 @@
 static int32_t val(int owner, size_t i) { return (int32_t)(owner * 100003 + (int)i * 3 + 1); }
 
 static int agv_shm;     /* VCOLL_ALLGATHERV_ALG=shm and the job on one node */
+
 
 /* a blocking allgatherv, checked to have taken the segment when forced */
 static int allgatherv_b(const void *s, size_t n, void *r, const size_t *cnt, const size_t *dsp,
@@ -308,6 +311,52 @@ static void test_overlap(void)
 
 /* Bad arguments every caller sees the same way (so nobody is left waiting),
    and root-only checks on a one-rank communicator, where I am the root. */
+/* Counts that disagree between ranks (erroneous, but must end in an
+   error, not a hang or a write past a block): the root of a scatterv
+   sends rank 1 twice what rank 1 expects, and rank 1 sends the root of a
+   gatherv twice what it expects; small (eager) and big (rendezvous). The
+   receiver gets VC_ERR_TRUNCATE. */
+static void test_mismatch(void)
+{
+    int p = mp_size, me = mp_rank;
+    if (p < 2)
+        return;
+    for (int big = 0; big < 2; big++) {
+        size_t n = big ? 30000 : 2, stride = 2 * n + 1;
+        size_t *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+        int32_t *all = malloc((size_t)p * stride * sizeof *all), *one = malloc(stride * 4);
+        for (int j = 0; j < p; j++) {
+            cnt[j] = j == 1 ? 2 * n : n;
+            dsp[j] = (size_t)j * stride;
+        }
+        for (size_t i = 0; i < (size_t)p * stride; i++)
+            all[i] = val((int)(i / stride), i % stride);
+        for (size_t i = 0; i < stride; i++)
+            one[i] = GAP;
+        int got = vc_scatterv(me == 0 ? all : NULL, me == 0 ? cnt : NULL, me == 0 ? dsp : NULL,
+                              one, n, VC_INT32, 0, VC_COMM_WORLD);
+        if (got != (me == 1 ? VC_ERR_TRUNCATE : VC_SUCCESS))
+            FAIL("scatterv, %s block longer than rank 1 expects: rank %d got %d", big ? "a big" : "a small", me, got);
+        if (me == 1 && one[n] != GAP)
+            FAIL("scatterv wrote past the block rank 1 expects");
+        /* gatherv: the root expects n from everyone, rank 1 sends 2n */
+        for (int j = 0; j < p; j++)
+            cnt[j] = n;
+        for (size_t i = 0; i < (size_t)p * stride; i++)
+            all[i] = GAP;
+        for (size_t i = 0; i < 2 * n; i++)
+            one[i] = val(me, i);
+        got = vc_gatherv(one, me == 1 ? 2 * n : n, me == 0 ? all : NULL, me == 0 ? cnt : NULL,
+                         me == 0 ? dsp : NULL, VC_INT32, 0, VC_COMM_WORLD);
+        if (got != (me == 0 ? VC_ERR_TRUNCATE : VC_SUCCESS))
+            FAIL("gatherv, rank 1 sending %s block longer than the root expects: rank %d got %d",
+                 big ? "a big" : "a small", me, got);
+        if (me == 0 && all[stride + n] != GAP)
+            FAIL("gatherv wrote past the block the root expects from rank 1");
+        free(cnt); free(dsp); free(all); free(one);
+    }
+}
+
 static void test_errors(void)
 {
     int32_t s[8] = {0}, r[8 * 64];
@@ -409,6 +458,7 @@ int main(int argc, char **argv)
     test_comm(half);
     OK(vc_comm_free(&half));
     test_errors();
+    test_mismatch();
     /* everyone agrees on the outcome */
     int32_t nf = mp_fails, tf = 0;
     if (vc_allreduce(&nf, &tf, 1, VC_INT32, VC_SUM, VC_COMM_WORLD) != VC_SUCCESS || (tf && !nf))
