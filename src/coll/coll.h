@@ -92,6 +92,13 @@ int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t 
 int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, const void *in,
                        void *rbuf, const size_t *scnt, const size_t *sdsp, const size_t *rcnt,
                        const size_t *rdsp, size_t es);
+/* One member's alltoallv stream header, as copied out of the segment: for
+   my block of want bytes, the stream's length and what I take of it
+   (offset, bytes), or the bytes it sends me as a message; 1 when the
+   header disagrees with want or points outside its stream (nothing of it
+   is then taken past what fits both) */
+int coll_a2av_hdr_check(const uint8_t *hdr, int me, size_t want, size_t *len, size_t *off,
+                        size_t *take, size_t *msg);
 /* 1: send this alltoallv to the message algorithms (the last one here
    was big; the same answer on every member) */
 int coll_shm_alltoallv_declines(struct coll_shmseg *g);

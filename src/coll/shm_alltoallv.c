@@ -55,7 +55,7 @@ static uint64_t hdr_total(const uint8_t *hdr, int s, int p)
     for (int j = 0; j < p; j++)
         if (j != s) {
             memcpy(&n, hdr + (2 + 2 * (size_t)j) * sizeof n, sizeof n);
-            t += n;
+            t = t + n < t ? UINT64_MAX : t + n;     /* a forged size must not wrap */
         }
     return t;
 }
@@ -75,29 +75,34 @@ static int in_stream(size_t bytes)
     return bytes && bytes <= SHM_A2AV_BLOCK_MAX;
 }
 
-/* member s's header: [stream length], then per destination [offset of
-   its block in the stream, or UINT64_MAX: sent as a message][bytes] */
-static void range(void *ctx, int s, const uint8_t *hdr, size_t *len, size_t *off, size_t *take)
+int coll_a2av_hdr_check(const uint8_t *hdr, int me, size_t want, size_t *len, size_t *off,
+                        size_t *take, size_t *msg)
 {
-    a2av_t *x = ctx;
     uint64_t h[3];
+    int bad = 0;
     memcpy(&h[0], hdr, sizeof h[0]);
-    memcpy(&h[1], hdr + (1 + 2 * (size_t)x->me) * sizeof h[0], 2 * sizeof h[0]);
-    uint64_t want = (uint64_t)(x->rcnt[s] * x->es);
+    memcpy(&h[1], hdr + (1 + 2 * (size_t)me) * sizeof h[0], 2 * sizeof h[0]);
     *len = (size_t)h[0];
-    x->total += hdr_total(hdr, s, x->p);
-    *off = 0;
-    *take = 0;
-    if (h[2] != want)
-        x->bad = 1;     /* counts that do not match across ranks */
+    *off = *take = *msg = 0;
+    if (h[2] != (uint64_t)want)
+        bad = 1;        /* counts that do not match across ranks */
     if (h[1] == UINT64_MAX) {
-        x->msg[s] = (size_t)h[2];
+        *msg = (size_t)h[2];
     } else if (h[1] <= h[0] && h[2] <= h[0] - h[1]) {
         *off = (size_t)h[1];
         *take = (size_t)(h[2] < want ? h[2] : want);
     } else {
-        x->bad = 1;     /* not inside its own stream */
+        bad = 1;        /* not inside its own stream */
     }
+    return bad;
+}
+
+static void range(void *ctx, int s, const uint8_t *hdr, size_t *len, size_t *off, size_t *take)
+{
+    a2av_t *x = ctx;
+    x->total += hdr_total(hdr, s, x->p);
+    if (coll_a2av_hdr_check(hdr, x->me, x->rcnt[s] * x->es, len, off, take, &x->msg[s]))
+        x->bad = 1;
 }
 
 int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, const void *in,

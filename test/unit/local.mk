@@ -39,6 +39,10 @@ test_unit_memhook_asan_CFLAGS = $(AM_CFLAGS) -fsanitize=address
 test_unit_memhook_asan_LDFLAGS = -fsanitize=address
 test_unit_memhook_asan_LDADD = libvcoll_int.la -ldl
 TESTS += test/unit/memhook_asan
+check_PROGRAMS += test/unit/test_a2av_hdr
+test_unit_test_a2av_hdr_SOURCES = test/unit/test_a2av_hdr.c
+test_unit_test_a2av_hdr_LDADD = libvcoll_int.la $(CUNIT_LIBS)
+TESTS += test/unit/test_a2av_hdr
 endif
 check_PROGRAMS += test/unit/test_p2p_wire
 test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_world.h
