@@ -15,7 +15,8 @@ command -v clang >/dev/null || { echo "fuzz.sh: clang is needed (apt-get install
 mkdir -p "$build" && cd "$build"
 [ -f Makefile ] || "$top/configure" -q CC=clang --enable-fuzzers
 make -j2 >/dev/null
-make -j2 test/fuzz/fuzz_p2p test/fuzz/fuzz_ud test/fuzz/fuzz_ud_ooo test/fuzz/fuzz_rules >/dev/null
+make -j2 test/fuzz/fuzz_p2p test/fuzz/fuzz_ud test/fuzz/fuzz_ud_ooo test/fuzz/fuzz_rules \
+    test/fuzz/fuzz_a2av_hdr >/dev/null
 rc=0
 for h in test/fuzz/fuzz_*; do
     [ -x "$h" ] || continue
