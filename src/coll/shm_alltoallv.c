@@ -127,9 +127,11 @@ int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, con
         sdsp = rdsp;
     }
     uint64_t *hdr = malloc(hsize);
-    size_t *len = calloc((size_t)p, sizeof *len), *off = calloc((size_t)p, sizeof *off);
-    size_t *take = calloc((size_t)p, sizeof *take), *msg = calloc((size_t)p, sizeof *msg);
-    void **dst = calloc((size_t)p, sizeof *dst);
+    size_t *msg = calloc((size_t)p, sizeof *msg);
+    coll_seg_args_t sa;
+    int args = coll_seg_args_init(&sa, p) == VC_SUCCESS;
+    size_t *len = sa.len, *off = sa.off, *take = sa.take;
+    void **dst = sa.dst;
     coll_seg_src_t *src = calloc((size_t)p + 1, sizeof *src);
     struct vc_request **req = calloc(2 * (size_t)p, sizeof *req);
     a2av_t x = {me, p, 0, es, rcnt, msg, 0};
@@ -140,7 +142,7 @@ int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, con
     coll_args_set(&a, COLL_ALLTOALLV, me, p, 0, 0, VC_BYTE, VC_SUM, 0);
     sched_init(&ss, &a);
     sched_init(&rs, &a);
-    if (!hdr || !len || !off || !take || !msg || !dst || !src || !req)
+    if (!hdr || !msg || !args || !src || !req)
         goto out;
     /* my stream: the header, then my streamed blocks in destination order;
        bigger blocks go as messages, started now so their handshakes run
@@ -207,11 +209,9 @@ out:
     free(copy);
     free(tmp);
     free(hdr);
-    free(len);
-    free(off);
-    free(take);
+    if (args)
+        coll_seg_args_fini(&sa);
     free(msg);
-    free(dst);
     free(src);
     free(req);
     return rc;

@@ -366,6 +366,35 @@ static int stream(struct coll_shmseg *g, int me, size_t *len, const void *src,
     return coll_seg_stream(g, me, len, &one, dst, off, take, NULL);
 }
 
+int coll_seg_args_init(coll_seg_args_t *a, int p)
+{
+    size_t n = (size_t)p;
+    a->heap = NULL;
+    a->len = a->off = a->take = NULL;
+    a->dst = NULL;
+    if (p <= COLL_SEG_ARGS_STACK) {
+        /* only the entries p members use */
+        memset(a->wb, 0, 3 * n * sizeof *a->wb);
+        memset(a->db, 0, n * sizeof *a->db);
+        a->len = a->wb;
+        a->dst = a->db;
+    } else {
+        if (!(a->heap = calloc(1, 3 * n * sizeof(size_t) + n * sizeof(void *))))
+            return VC_ERR_NOMEM;
+        a->len = a->heap;
+        a->dst = (void **)(a->len + 3 * n);
+    }
+    a->off = a->len + n;
+    a->take = a->len + 2 * n;
+    return VC_SUCCESS;
+}
+
+void coll_seg_args_fini(coll_seg_args_t *a)
+{
+    free(a->heap);
+    a->heap = NULL;
+}
+
 /* bcast (root >= 0: the root streams bytes from src into everyone's
    rbuf), allgather (root < 0, cnt NULL: every member streams its block of
    bytes) or allgatherv (root < 0: member s streams cnt[s] elements of
@@ -374,27 +403,19 @@ static int stream(struct coll_shmseg *g, int me, size_t *len, const void *src,
 static int run_streams(struct coll_shmseg *g, int me, int root, const void *src,
                        void *rbuf, size_t bytes, const size_t *cnt, const size_t *dsp)
 {
-    size_t lenb[64] = {0}, *len = lenb;
-    void *dstb[64] = {0}, **dst = dstb;
-    int rc = VC_ERR_NOMEM;
-    if (g->p > 64) {
-        len = calloc((size_t)g->p, sizeof *len);
-        dst = calloc((size_t)g->p, sizeof *dst);
+    coll_seg_args_t a;
+    int rc = coll_seg_args_init(&a, g->p);
+    if (rc)
+        return rc;
+    for (int s = 0; s < g->p; s++) {
+        a.len[s] = cnt ? cnt[s] * bytes : root < 0 || s == root ? bytes : 0;
+        if (root < 0)
+            a.dst[s] = (uint8_t *)rbuf + (cnt ? dsp[s] : (size_t)s) * bytes;
+        else
+            a.dst[s] = s == root && me != root ? rbuf : NULL;
     }
-    if (len && dst) {
-        for (int s = 0; s < g->p; s++) {
-            len[s] = cnt ? cnt[s] * bytes : root < 0 || s == root ? bytes : 0;
-            if (root < 0)
-                dst[s] = (uint8_t *)rbuf + (cnt ? dsp[s] : (size_t)s) * bytes;
-            else
-                dst[s] = s == root && me != root ? rbuf : NULL;
-        }
-        rc = stream(g, me, len, src, dst, NULL, NULL);
-    }
-    if (len != lenb)
-        free(len);
-    if (dst != dstb)
-        free(dst);
+    rc = stream(g, me, a.len, src, a.dst, NULL, NULL);
+    coll_seg_args_fini(&a);
     return rc;
 }
 
@@ -429,7 +450,7 @@ int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
    stream may still be reading it. */
 int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t blk, int me)
 {
-    int p = g->p, rc = VC_ERR_NOMEM;
+    int p = g->p, rc;
     size_t all = (size_t)p * blk;
     void *copy = NULL;
     if (in == VC_IN_PLACE) {
@@ -438,29 +459,17 @@ int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t 
         memcpy(copy, rbuf, all);
         in = copy;
     }
-    size_t b1[64] = {0}, b2[64] = {0}, b3[64] = {0}, *len = b1, *off = b2, *take = b3;
-    void *db[64] = {0}, **dst = db;
-    if (p > 64) {
-        len = calloc((size_t)p, sizeof *len);
-        off = calloc((size_t)p, sizeof *off);
-        take = calloc((size_t)p, sizeof *take);
-        dst = calloc((size_t)p, sizeof *dst);
-    }
-    if (len && off && take && dst) {
+    coll_seg_args_t a;
+    if (!(rc = coll_seg_args_init(&a, p))) {
         for (int s = 0; s < p; s++) {
-            len[s] = all;
-            off[s] = (size_t)me * blk;
-            take[s] = blk;
-            dst[s] = (uint8_t *)rbuf + (size_t)s * blk;
+            a.len[s] = all;
+            a.off[s] = (size_t)me * blk;
+            a.take[s] = blk;
+            a.dst[s] = (uint8_t *)rbuf + (size_t)s * blk;
         }
-        memcpy(dst[me], (const uint8_t *)in + (size_t)me * blk, blk);
-        rc = stream(g, me, len, in, dst, off, take);
-    }
-    if (p > 64) {
-        free(len);
-        free(off);
-        free(take);
-        free(dst);
+        memcpy(a.dst[me], (const uint8_t *)in + (size_t)me * blk, blk);
+        rc = stream(g, me, a.len, in, a.dst, a.off, a.take);
+        coll_seg_args_fini(&a);
     }
     free(copy);
     return rc;

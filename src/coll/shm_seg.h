@@ -129,4 +129,17 @@ typedef struct coll_seg_hdr {
 int coll_seg_stream(struct coll_shmseg *g, int me, size_t *len, const coll_seg_src_t *src,
                     void *const *dst, size_t *off, size_t *take, const coll_seg_hdr_t *hd);
 
+/* A stream's per-member arguments, zeroed: on the stack up to 64 members,
+   else one allocation (coll_seg_args_init fails with VC_ERR_NOMEM). */
+#define COLL_SEG_ARGS_STACK 64
+typedef struct coll_seg_args {
+    size_t *len, *off, *take;
+    void **dst;
+    size_t wb[3 * COLL_SEG_ARGS_STACK];
+    void *db[COLL_SEG_ARGS_STACK];
+    void *heap;
+} coll_seg_args_t;
+int coll_seg_args_init(coll_seg_args_t *a, int p);
+void coll_seg_args_fini(coll_seg_args_t *a);
+
 #endif
