@@ -61,5 +61,14 @@ out=$(VCOLL_TUNE_FILE=$tmp/t.rules "${RUN[@]}" -x VCOLL_TUNE_FILE -np 3 ./test/m
 if [ $? -eq 0 ] && grep -q "mp_coll: OK" <<<"$out"; then ok "collectives under the tuned table"
 else bad "mp_coll under the tuned table" "$out"; fi
 
+# -k: the table in force's choice stays unless another is that much faster
+# (a factor no measurement reaches: every row must be the table's)
+printf 'allreduce : ring\n' > "$tmp/ring.rules"
+out=$(VCOLL_TUNE_FILE=$tmp/ring.rules "${RUN[@]}" -x VCOLL_TUNE_FILE -np 3 ./src/tools/vcoll_tune -c allreduce -m 8:4096 -t 0.001 -k 1000 -o "$tmp/k.rules" 2>&1)
+rows=$(grep -c "^allreduce ranks=3 " "$tmp/k.rules" 2>/dev/null)
+if [ "${rows:-0}" -ge 1 ] && ! grep "^allreduce " "$tmp/k.rules" | grep -vq ": ring$"; then
+    ok "vcoll_tune -k keeps the table's choice ($rows rule(s), all ring)"
+else bad "vcoll_tune -k" "$out$(cat "$tmp/k.rules" 2>/dev/null)"; fi
+
 echo "tune.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
