@@ -209,8 +209,7 @@ out:
     free(copy);
     free(tmp);
     free(hdr);
-    if (args)
-        coll_seg_args_fini(&sa);
+    coll_seg_args_fini(&sa);     /* safe after a failed init too */
     free(msg);
     free(src);
     free(req);

@@ -130,7 +130,8 @@ int coll_seg_stream(struct coll_shmseg *g, int me, size_t *len, const coll_seg_s
                     void *const *dst, size_t *off, size_t *take, const coll_seg_hdr_t *hd);
 
 /* A stream's per-member arguments, zeroed: on the stack up to 64 members,
-   else one allocation (coll_seg_args_init fails with VC_ERR_NOMEM). */
+   else one allocation (coll_seg_args_init fails with VC_ERR_NOMEM; fini
+   is safe after a failed init). */
 #define COLL_SEG_ARGS_STACK 64
 typedef struct coll_seg_args {
     size_t *len, *off, *take;

@@ -10,11 +10,12 @@
  * (the supported interface: vcoll cannot be re-initialised in one process),
  * each round timing as many calls as the time budget allows, a barrier
  * after each (as OSU does); the mean over ranks counts, as in OSU's
- * "Avg Latency", so a table tuned here serves the benchmarks users run. "auto" (the
- * table in force) is measured beside them, and its choice stays unless
- * another candidate is faster by more than the -k factor (default 1.05). Rows are written for this job's
- * shape only (ranks, most ranks per node, nodes): other shapes, and what
- * the file does not cover, keep the built-in rows. One progress line per
+ * "Avg Latency", so a table tuned here serves the benchmarks users run.
+ * "auto" (the table in force) is measured beside them, and its choice
+ * stays unless another candidate is faster by more than the -k factor
+ * (default 1.05). Rows are written for this job's shape only (ranks, most
+ * ranks per node, nodes): other shapes, and what the file does not cover,
+ * keep the built-in rows. One progress line per
  * collective goes to stderr on rank 0.
  *
  * Default FILE: the first default location ($XDG_CONFIG_HOME/vcoll/
