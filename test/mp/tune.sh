@@ -70,5 +70,10 @@ if [ "${rows:-0}" -ge 1 ] && ! grep "^allreduce " "$tmp/k.rules" | grep -vq ": r
     ok "vcoll_tune -k keeps the table's choice ($rows rule(s), all ring)"
 else bad "vcoll_tune -k" "$out$(cat "$tmp/k.rules" 2>/dev/null)"; fi
 
+out=$(./src/tools/vcoll_tune -k 0.5 2>&1)
+if [ $? -eq 2 ] && grep -q "vcoll_tune: -k wants a factor >= 1" <<<"$out"; then
+    ok "vcoll_tune -k below 1: refused with a message"
+else bad "vcoll_tune -k 0.5" "$out"; fi
+
 echo "tune.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
