@@ -106,7 +106,7 @@ int vc_irecv(void *buf, size_t count, vc_dtype_t dtype, int source, int tag,
         return rc;
     if (!req)
         return VC_ERR_ARG;
-    return p2p_irecv(buf, bytes, source, tag, comm, 0, req);
+    return p2p_irecv(buf, bytes, source, tag, comm, 0, 0, req);
 }
 
 int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
@@ -147,7 +147,7 @@ int vc_sendrecv(const void *sbuf, size_t scount, vc_dtype_t sdtype, int dest, in
     if (rc)
         return rc;
     struct vc_request *rr, *sr;
-    rc = p2p_irecv(rbuf, rbytes, source, rtag, comm, 0, &rr);
+    rc = p2p_irecv(rbuf, rbytes, source, rtag, comm, 0, 0, &rr);
     if (rc)
         return rc;
     rc = p2p_isend(sbuf, sbytes, dest, stag, comm, 0, &sr);

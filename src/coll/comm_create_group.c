@@ -23,7 +23,7 @@ static int xfer(struct vc_comm *comm, int send, uint32_t *v, int peer, int tag)
 {
     struct vc_request *r;
     int rc = send ? p2p_isend(v, sizeof *v, peer, tag, comm, 0, &r)
-                  : p2p_irecv(v, sizeof *v, peer, tag, comm, 0, &r);
+                  : p2p_irecv(v, sizeof *v, peer, tag, comm, 0, 0, &r);
     if (rc)
         return rc;
     rc = p2p_wait(comm->p2p, r);

@@ -65,8 +65,8 @@ static int post_round(const coll_sched_t *s, unsigned char *const *base, int rou
     for (int i = b; i < e && !rc; i++) {
         const coll_step_t *st = &s->steps[i];
         if (st->kind == STEP_RECV)
-            rc = p2p_irecv(base[st->dbuf] + st->doff, st->bytes, st->peer, tag,
-                           comm, 1, &req[n++]);
+            rc = p2p_irecv(base[st->dbuf] + st->doff, st->bytes, st->peer, tag, comm, 1,
+                           s->folds ? P2P_RECV_HOT : 0, &req[n++]);
     }
     for (int i = b; i < e && !rc; i++) {
         const coll_step_t *st = &s->steps[i];

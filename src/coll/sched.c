@@ -206,6 +206,7 @@ void sched_reduce(coll_sched_t *s, int dbuf, size_t doff, int abuf, size_t aoff,
     coll_step_t *st = add_step(s, STEP_REDUCE);
     if (!st)
         return;
+    s->folds = 1;
     st->dbuf = (uint8_t)dbuf;
     st->doff = doff;
     st->abuf = (uint8_t)abuf;

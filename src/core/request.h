@@ -51,9 +51,12 @@ struct vc_request {
     size_t expect;           /* streamed rendezvous: bytes that will land */
     int proto;               /* p2p protocol state */
     void *mem_handle;        /* exposed send buffer (rendezvous) */
+    unsigned *live;          /* rendezvous send: p2p's count of those in
+                                flight, which it leaves when freed */
     struct net *net;         /* transport the peer is reached through */
     uint64_t remote_req;     /* peer's request id (rendezvous) */
     /* a receive copied by both ends (p2p.c: split copies): where it is */
+    int hot;                 /* p2p_irecv's P2P_RECV_HOT: never split */
     int split;               /* SPLIT_* of p2p.c, 0 when not split */
     int split_helped;        /* the sender's HELPED: 0 not yet, 1 ok, -1 failed */
     int split_err;           /* my part failed (VC_ERR_UNSUPPORTED: CMA refused,

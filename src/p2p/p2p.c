@@ -195,10 +195,11 @@ static void split_settle(struct p2p_state *st, struct vc_request *r, int status)
    sender when it next polls: np 2, 1 MiB, 6 runs each, halves 17-33 GB/s,
    9/16 32-34. */
 static size_t split_ask(struct p2p_state *st, struct vc_request *r, net_t *n, uint64_t sreq,
-                        uint64_t addr, size_t want)
+                        uint64_t addr, size_t want, int flags)
 {
     size_t at = want / 16 * 9 & ~(size_t)4095;
-    if (!at || !n->split_min || want < n->split_min || !n->ops->put ||
+    size_t min = flags & P2P_F_LONE ? n->split_lone_min : n->split_min;
+    if (!at || !min || want < min || r->hot || flags & P2P_F_BUSY || !n->ops->put ||
         n->ops->claim_open(n, r->world_peer, &r->split_token))
         return want;
     p2p_help_t hp = {.type = P2P_HELP, .sreq = sreq, .rreq = req_handle(r),
@@ -218,7 +219,7 @@ static size_t split_ask(struct p2p_state *st, struct vc_request *r, net_t *n, ui
 /* Start pulling a rendezvous message into r (matched receive). */
 static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int world_src, int src,
                             int tag, uint64_t len, uint64_t sreq, uint64_t addr,
-                            const net_key_t *key)
+                            const net_key_t *key, int flags)
 {
     net_t *n = st->prog->net_of[world_src];
     finish_recv(r, src, tag, len);
@@ -231,7 +232,7 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
         p2p_on_get_done(st, r, VC_SUCCESS);
         return;
     }
-    int rc = n->ops->get ? n->ops->get(n, world_src, r->buf, split_ask(st, r, n, sreq, addr, want),
+    int rc = n->ops->get ? n->ops->get(n, world_src, r->buf, split_ask(st, r, n, sreq, addr, want, flags),
                                        addr, key, r)
                          : VC_ERR_UNSUPPORTED;
     if (rc == VC_SUCCESS)
@@ -272,7 +273,8 @@ static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
                 memcpy(r->buf, (const char *)pkt + sizeof *h, r->status.bytes);
             r->done = 1;
         } else {
-            start_rndv_recv(st, r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key);
+            start_rndv_recv(st, r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key,
+                            h->flags);
         }
         return;
     }
@@ -297,6 +299,7 @@ static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
         u->sreq = rts->sreq;
         u->addr = rts->addr;
         u->key = rts->key;
+        u->flags = h->flags;
     } else if (payload) {
         memcpy(u->data, (const char *)pkt + sizeof *h, payload);
     }
@@ -519,6 +522,9 @@ static void send_release(struct vc_request *r)
     if (r->mem_handle && r->net && r->net->ops->mem_release)
         r->net->ops->mem_release(r->net, r->mem_handle);
     r->mem_handle = NULL;
+    if (r->live)
+        --*r->live;
+    r->live = NULL;
 }
 
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
@@ -548,7 +554,10 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
         p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);
         rc = p2p_post_packet(st, wdest, &h, sizeof h, buf, bytes, r);
     } else {
-        p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
+        /* receives of mine waiting for data: I will be copying those */
+        uint8_t fl = !list_empty(&st->posted) ? P2P_F_BUSY : st->rndv_live ? 0 : P2P_F_LONE;
+        p2p_rts_t rts = {.h = {.type = P2P_RTS, .flags = fl,
+                               .ctx = r->ctx, .src = comm->rank, .tag = tag, .len = bytes},
                          .sreq = req_handle(r), .addr = (uint64_t)(uintptr_t)buf};
         r->proto = PROTO_RNDV;
         r->release = send_release;
@@ -558,6 +567,10 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
                                 : VC_SUCCESS;
         if (rc == VC_SUCCESS)
             rc = p2p_post_packet(st, wdest, &rts, sizeof rts, NULL, 0, NULL);
+        if (rc == VC_SUCCESS) {
+            st->rndv_live++;
+            r->live = &st->rndv_live;
+        }
     }
     if (rc) {
         r->status.error = rc;
@@ -567,7 +580,7 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *
 }
 
 int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm,
-              int ctx_off, struct vc_request **out)
+              int ctx_off, int flags, struct vc_request **out)
 {
     struct p2p_state *st = comm->p2p;
     struct vc_request *r = req_alloc(st->reqs, REQ_RECV);
@@ -580,12 +593,14 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
     r->tag = tag;
     r->buf = buf;
     r->bytes = bytes;
+    r->hot = flags & P2P_RECV_HOT;
     *out = r;
 
     p2p_unexp_t *u = find_unexp(st, comm, r->ctx, source, tag, 1);
     if (u) {
         if (u->rndv) {
-            start_rndv_recv(st, r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key);
+            start_rndv_recv(st, r, u->world_src, u->src, u->tag, u->len, u->sreq, u->addr, &u->key,
+                            u->flags);
         } else {
             finish_recv(r, u->src, u->tag, u->len);
             if (r->status.bytes)

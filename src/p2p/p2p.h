@@ -15,8 +15,12 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag,
 /* blocking eager send without a request; NET_AGAIN = use p2p_isend */
 int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
                   int ctx_off);
+/* flags: P2P_RECV_HOT, this rank reads the data as soon as it lands (a
+   fold): all of it is copied by this rank, none by the sender, whose
+   copy would leave the lines in the sender's cache */
+enum { P2P_RECV_HOT = 1 };
 int p2p_irecv(void *buf, size_t bytes, int source, int tag,
-              struct vc_comm *comm, int ctx_off, struct vc_request **out);
+              struct vc_comm *comm, int ctx_off, int flags, struct vc_request **out);
 
 /* Status (source, tag, full length) of the message a receive for
  * (source, tag) on comm would get, if it has arrived: *flag = 1. Drives

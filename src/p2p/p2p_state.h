@@ -16,6 +16,7 @@ typedef struct p2p_unexp {
     int src, tag;
     int world_src;
     int rndv;                   /* 1: RTS (data still at the sender) */
+    uint8_t flags;              /* RTS: P2P_F_* */
     uint64_t len;
     uint64_t sreq, addr;
     net_key_t key;
@@ -50,6 +51,7 @@ struct p2p_state {
     uint32_t *pend_count;       /* per world rank: entries in the backlog */
     uint32_t *pend_pass;        /* per world rank: retry-pass stamp of a refused send */
     uint32_t pass;
+    unsigned rndv_live;         /* my rendezvous sends not yet freed (P2P_F_LONE) */
     list_t coll;                /* active non-blocking collectives, by link */
     unsigned test_polls;        /* tests of unfinished requests */
     double test_next_check;     /* when vc_test may probe peers next */

@@ -21,10 +21,16 @@
 #include "../net/net.h"
 
 enum { P2P_EAGER = 1, P2P_RTS, P2P_FIN, P2P_CTS, P2P_DATA, P2P_HELP, P2P_HELPED };
+/* RTS flags, the sender's state when it posted it. LONE: no receive
+   posted and no other rendezvous send in flight, it has nothing else to
+   copy (split from net_t.split_lone_min). BUSY: receives posted, it will
+   be copying into those (an exchange): it is not asked to copy a part */
+enum { P2P_F_LONE = 1, P2P_F_BUSY = 2 };
 
 typedef struct p2p_hdr {        /* leads every matched message (EAGER, RTS) */
     uint8_t type;
-    uint8_t pad[3];
+    uint8_t flags;              /* P2P_F_* (RTS) */
+    uint8_t pad[2];
     uint32_t ctx;               /* communicator context (+1 for collectives) */
     int32_t src;                /* sender's rank in that communicator */
     int32_t tag;

@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         src = src % (NRANKS + 1) - 1;              /* -1 = VC_ANY_SOURCE */
         tag = tag % 5 - 1;                         /* -1 = VC_ANY_TAG */
         if (p2p_irecv(rbufs[nreq], (size_t)sz * 256, src, tag, VC_COMM_WORLD,
-                      i & 1, &reqs[nreq]) == VC_SUCCESS)
+                      i & 1, i >> 1 & 1, &reqs[nreq]) == VC_SUCCESS)
             nreq++;
     }
     int nsend = (b = take(&in)) < 0 ? 0 : b % 4;

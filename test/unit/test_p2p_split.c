@@ -115,16 +115,19 @@ static void reset(void)
     memset(rbuf, 0xee, sizeof rbuf);
 }
 
-/* a receive of cap bytes from rank 1, then its RTS for MSG bytes */
-static struct vc_request *recv_rts(size_t cap)
+/* a receive of cap bytes from rank 1 (p2p_irecv flags rflags), then its
+   RTS for MSG bytes (header flags hflags) */
+static struct vc_request *recv_rts_f(size_t cap, int rflags, int hflags)
 {
     struct vc_request *r;
-    CU_ASSERT_FATAL(p2p_irecv(rbuf, cap, 1, 9, VC_COMM_WORLD, 0, &r) == VC_SUCCESS);
-    p2p_rts_t rts = {.h = {.type = P2P_RTS, .ctx = 0, .src = 1, .tag = 9, .len = MSG},
+    CU_ASSERT_FATAL(p2p_irecv(rbuf, cap, 1, 9, VC_COMM_WORLD, 0, rflags, &r) == VC_SUCCESS);
+    p2p_rts_t rts = {.h = {.type = P2P_RTS, .flags = (uint8_t)hflags, .ctx = 0, .src = 1,
+                           .tag = 9, .len = MSG},
                      .sreq = 0x77, .addr = (uint64_t)(uintptr_t)remote};
     p2p_on_packet(p2p_world, 1, &rts, sizeof rts);
     return r;
 }
+static struct vc_request *recv_rts(size_t cap) { return recv_rts_f(cap, 0, 0); }
 
 static void helped(struct vc_request *r, int status)
 {
@@ -277,6 +280,82 @@ static void test_sender_side(void)
     req_free(s);
 }
 
+/* Below split_min, only a sender with nothing else in flight (P2P_F_LONE)
+   is asked to help, and never for a receive this rank folds at once;
+   never a sender with receives posted (P2P_F_BUSY) */
+static void test_lone(void)
+{
+    f_net.split_min = 2 * MSG;
+    f_net.split_lone_min = SPLIT_MIN;
+    struct {
+        int rflags, hflags, split;
+    } c[] = {{0, 0, 0}, {0, P2P_F_LONE, 1}, {P2P_RECV_HOT, P2P_F_LONE, 0}, {P2P_RECV_HOT, 0, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        reset();
+        claim_mine = 1;
+        struct vc_request *r = recv_rts_f(MSG, c[i].rflags, c[i].hflags);
+        CU_ASSERT(r->done);
+        check_bytes(MSG, "lone");
+        if (c[i].split) {
+            CU_ASSERT(nsent == 2 && sent[0] == P2P_HELP && sent[1] == P2P_FIN);
+        } else {
+            CU_ASSERT(nsent == 1 && sent[0] == P2P_FIN);
+        }
+        req_free(r);
+    }
+    f_net.split_min = SPLIT_MIN;
+    f_net.split_lone_min = 0;
+    /* a sender with receives posted is never asked, whatever the size */
+    reset();
+    claim_mine = 1;
+    struct vc_request *r = recv_rts_f(MSG, 0, P2P_F_BUSY);
+    CU_ASSERT(r->done);
+    check_bytes(MSG, "busy");
+    CU_ASSERT(nsent == 1 && sent[0] == P2P_FIN);
+    req_free(r);
+}
+
+/* As the sender: an RTS says LONE when no other rendezvous send of mine
+   is alive (not yet freed) and no receive is posted, BUSY when one is */
+static void test_lone_flag(void)
+{
+    reset();
+    struct vc_request *a, *b, *c;
+    p2p_rts_t rts;
+    CU_ASSERT_FATAL(p2p_isend(sbuf, MSG, 1, 5, VC_COMM_WORLD, 0, &a) == VC_SUCCESS);
+    memcpy(&rts, last_pkt, sizeof rts);
+    CU_ASSERT(rts.h.type == P2P_RTS && rts.h.flags == P2P_F_LONE);
+    CU_ASSERT_FATAL(p2p_isend(sbuf, MSG, 2, 5, VC_COMM_WORLD, 0, &b) == VC_SUCCESS);
+    memcpy(&rts, last_pkt, sizeof rts);
+    CU_ASSERT(rts.h.type == P2P_RTS && rts.h.flags == 0);
+    p2p_fin_t fin = {.type = P2P_FIN, .sreq = req_handle(a)};
+    p2p_on_packet(p2p_world, 1, &fin, sizeof fin);
+    CU_ASSERT(a->done);
+    req_free(a);
+    CU_ASSERT_FATAL(p2p_isend(sbuf, MSG, 1, 5, VC_COMM_WORLD, 0, &c) == VC_SUCCESS);
+    memcpy(&rts, last_pkt, sizeof rts);
+    CU_ASSERT(rts.h.flags == 0);            /* b is still out */
+    p2p_cancel(p2p_world, b);
+    req_free(b);
+    p2p_cancel(p2p_world, c);
+    req_free(c);
+    CU_ASSERT_FATAL(p2p_isend(sbuf, MSG, 1, 5, VC_COMM_WORLD, 0, &a) == VC_SUCCESS);
+    memcpy(&rts, last_pkt, sizeof rts);
+    CU_ASSERT(rts.h.flags == P2P_F_LONE);
+    p2p_cancel(p2p_world, a);
+    req_free(a);
+    /* a receive of mine waits for data: BUSY */
+    struct vc_request *rr;
+    CU_ASSERT_FATAL(p2p_irecv(rbuf, MSG, 3, 1, VC_COMM_WORLD, 0, 0, &rr) == VC_SUCCESS);
+    CU_ASSERT_FATAL(p2p_isend(sbuf, MSG, 1, 5, VC_COMM_WORLD, 0, &a) == VC_SUCCESS);
+    memcpy(&rts, last_pkt, sizeof rts);
+    CU_ASSERT(rts.h.flags == P2P_F_BUSY);
+    p2p_cancel(p2p_world, a);
+    req_free(a);
+    p2p_cancel(p2p_world, rr);
+    req_free(rr);
+}
+
 int main(void)
 {
     if (p2p_world_setup(NRANKS, &f_net))
@@ -290,6 +369,8 @@ int main(void)
     CU_add_test(su, "get refused: settled, then streamed", test_get_refused);
     CU_add_test(su, "truncated receive", test_truncated);
     CU_add_test(su, "as the sender: HELP checked, put, HELPED", test_sender_side);
+    CU_add_test(su, "below split_min: only a lone sender, never a hot receive", test_lone);
+    CU_add_test(su, "as the sender: LONE while no other rendezvous send lives", test_lone_flag);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned nf = CU_get_number_of_failures();

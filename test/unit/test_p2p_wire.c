@@ -94,7 +94,7 @@ static void test_len_changes_under_us(void)
     int iters = e ? atoi(e) : 1000000, ok = 0, dropped = 0, forged = 0;
     for (int i = 0; i < iters; i++) {
         struct vc_request *r;
-        if (p2p_irecv(rbuf, sizeof rbuf, 1, 7, VC_COMM_WORLD, 0, &r) != VC_SUCCESS) {
+        if (p2p_irecv(rbuf, sizeof rbuf, 1, 7, VC_COMM_WORLD, 0, 0, &r) != VC_SUCCESS) {
             CU_FAIL("p2p_irecv");
             break;
         }
