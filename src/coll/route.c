@@ -173,10 +173,16 @@ static void query(coll_query_t *q, int kind, int form, struct vc_comm *comm,
                   int noncomm, int user_op)
 {
     coll_query_init(q, kind, form, &cc->layout, count, esize, tcount, noncomm, user_op);
-    /* alltoall publishes its whole send buffer (q->total: p blocks) */
+    /* alltoall publishes its whole send buffer (q->total: p blocks); the
+       rooted ones say what they need (the vector forms: any size) */
+    size_t need = kind == COLL_ALLTOALL ? q->total : q->bytes;
+    int rooted = kind == COLL_GATHER || kind == COLL_GATHERV || kind == COLL_SCATTER ||
+                 kind == COLL_SCATTERV;
+    if (rooted)
+        need = coll_flags_rooted_need(kind, q->bytes, comm->size);
     q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE ||
-                   kind == COLL_ALLTOALL) &&
-                  coll_shm_eligible(comm, kind == COLL_ALLTOALL ? q->total : q->bytes);
+                   kind == COLL_ALLTOALL || rooted) &&
+                  coll_shm_eligible(comm, need);
 }
 
 int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,

@@ -7,9 +7,11 @@
  * same expression and gets identical bits.
  *
  * Why it is safe to reuse a rank's two slots alternately: rank A writes
- * call k+2 into the slot of call k only after finishing call k+1, which
- * needs every rank's k+1 line, which each rank writes only after it has
- * finished reading (and reducing) everything of call k.
+ * call k+2 into the slot of call k only once every rank's k+1 line is
+ * there, and each rank writes that only after it has finished reading
+ * (and reducing) everything of call k. The symmetric calls see every line
+ * of a call anyway; after a rooted one (shm_flags_rooted.c), where a rank
+ * may read one line or none, the next call checks first (coll_flags_settle).
  *
  * Kept because it measured faster (vcoll_osu_*, 3 runs each, 2-core box):
  *   np=2: barrier 0.30-0.32 us (linear 0.52-0.55); allreduce 8 B 0.33-0.36 us
@@ -122,25 +124,50 @@ int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq)
     return VC_SUCCESS;
 }
 
+unsigned char *coll_flags_line(const struct vc_comm *comm, int rank, uint64_t seq,
+                               const uint64_t **seqw, size_t *cap)
+{
+    shm_slot_t *s = slot_of(slots(comm), 0, rank, seq);
+    *seqw = &s->seq;
+    *cap = sizeof s->data;
+    return s->data;
+}
+
+int coll_flags_settle(const struct vc_comm *comm, coll_comm_t *cc, uint64_t k)
+{
+    if (k < 2 || cc->flags_seen >= k - 1)
+        return VC_SUCCESS;
+    int rc = coll_flags_await(comm, 0, k - 1);
+    if (!rc)
+        cc->flags_seen = k - 1;
+    return rc;
+}
+
 /* Publish my contribution for call `seq` and wait for everyone's. */
-static int exchange(const struct vc_comm *comm, const void *in, size_t bytes, uint64_t seq)
+static int exchange(const struct vc_comm *comm, coll_comm_t *cc, const void *in, size_t bytes,
+                    uint64_t seq)
 {
+    int rc = coll_flags_settle(comm, cc, seq);
+    if (rc)
+        return rc;
     coll_flags_publish(comm, 0, in, bytes, seq);
-    return coll_flags_await(comm, 0, seq);
+    if (!(rc = coll_flags_await(comm, 0, seq)))
+        cc->flags_seen = seq;
+    return rc;
 }
 
-static int flags_barrier(const struct vc_comm *comm, uint64_t *seq)
+static int flags_barrier(const struct vc_comm *comm, coll_comm_t *cc)
 {
-    return exchange(comm, NULL, 0, ++*seq);
+    return exchange(comm, cc, NULL, 0, ++cc->shm_seq);
 }
 
-static int flags_allreduce(const struct vc_comm *comm, const void *sbuf, void *rbuf,
-                           size_t count, vc_dtype_t dt, vc_op_t op, uint64_t *seq)
+static int flags_allreduce(const struct vc_comm *comm, coll_comm_t *cc, const void *sbuf,
+                           void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op)
 {
     size_t bytes = count * dtype_size(dt);
-    int rc = exchange(comm, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++*seq);
+    int rc = exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++cc->shm_seq);
     if (!rc)
-        coll_flags_combine(comm, 0, *seq, rbuf, count, dt, op);
+        coll_flags_combine(comm, 0, cc->shm_seq, rbuf, count, dt, op);
     return rc;
 }
 
@@ -148,18 +175,19 @@ static int flags_allreduce(const struct vc_comm *comm, const void *sbuf, void *r
    `me` out of every rank's line: one publish and one wait for the p^2
    exchanges (in place: the send blocks are in rbuf, published before rbuf
    is overwritten). */
-static int flags_alltoall(const struct vc_comm *comm, const void *sbuf, void *rbuf,
-                          size_t count, vc_dtype_t dt, uint64_t *seq)
+static int flags_alltoall(const struct vc_comm *comm, coll_comm_t *cc, const void *sbuf,
+                          void *rbuf, size_t count, vc_dtype_t dt)
 {
     size_t bytes = count * dtype_size(dt);
     int p = comm->coll->size, me = comm->coll->rank;
-    int rc = exchange(comm, sbuf == VC_IN_PLACE ? rbuf : sbuf, (size_t)p * bytes, ++*seq);
+    uint64_t k = ++cc->shm_seq;
+    int rc = exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf, (size_t)p * bytes, k);
     if (rc || !bytes)
         return rc;
     shm_slot_t *base = slots(comm);
     for (int r = 0; r < p; r++)
         memcpy((uint8_t *)rbuf + (size_t)r * bytes,
-               slot_of(base, 0, r, *seq)->data + (size_t)me * bytes, bytes);
+               slot_of(base, 0, r, k)->data + (size_t)me * bytes, bytes);
     return VC_SUCCESS;
 }
 
@@ -172,13 +200,14 @@ static int flags_alltoall(const struct vc_comm *comm, const void *sbuf, void *rb
    ranks happen to run leave first. Slot reuse is as safe as "flags": a
    rank's next line follows rank 0's, which follows every line of this call,
    each written after its rank finished the previous call. */
-static int flags_barrier_release(const struct vc_comm *comm, const coll_comm_t *cc,
-                                 uint64_t *seq)
+static int flags_barrier_release(const struct vc_comm *comm, coll_comm_t *cc)
 {
-    uint64_t k = ++*seq;
+    uint64_t k = ++cc->shm_seq;
     unsigned idle = 0;
     double next_check = 0;
     int from = 1, rc;
+    if ((rc = coll_flags_settle(comm, cc, k)))
+        return rc;
     /* ranks outnumber cores: the one rank each wait is for (rank 0, or the
        last to arrive) may need this core, and every spin delays it
        (np 4 on 2 cores: 3.4-3.6 us yielding at once, 5.6-5.8 spinning 16
@@ -189,6 +218,7 @@ static int flags_barrier_release(const struct vc_comm *comm, const coll_comm_t *
             if ((rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check, who)))
                 return rc;
         coll_flags_publish(comm, 0, NULL, 0, k);
+        cc->flags_seen = k;
         return VC_SUCCESS;
     }
     coll_flags_publish(comm, 0, NULL, 0, k);
@@ -196,12 +226,13 @@ static int flags_barrier_release(const struct vc_comm *comm, const coll_comm_t *
     while (__atomic_load_n(&r0->seq, __ATOMIC_ACQUIRE) < k)
         if ((rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check, who)))
             return rc;
+    cc->flags_seen = k;     /* rank 0 published after seeing every line */
     return VC_SUCCESS;
 }
 
 int coll_flags_release_run(const coll_call_t *c, int *rc)
 {
-    *rc = flags_barrier_release(c->comm, c->cc, &c->cc->shm_seq);
+    *rc = flags_barrier_release(c->comm, c->cc);
     return 1;
 }
 
@@ -223,11 +254,15 @@ int coll_flags_fits(const coll_query_t *q)
 int coll_flags_run(const coll_call_t *c, int *rc)
 {
     coll_comm_t *cc = c->cc;
-    if (c->kind == COLL_BARRIER)
-        *rc = flags_barrier(c->comm, &cc->shm_seq);
-    else if (c->kind == COLL_ALLTOALL)
-        *rc = flags_alltoall(c->comm, c->sbuf, c->rbuf, c->count, c->dt, &cc->shm_seq);
-    else
-        *rc = flags_allreduce(c->comm, c->sbuf, c->rbuf, c->count, c->dt, c->op, &cc->shm_seq);
+    switch (c->kind) {
+    case COLL_BARRIER: *rc = flags_barrier(c->comm, cc); break;
+    case COLL_ALLTOALL: *rc = flags_alltoall(c->comm, cc, c->sbuf, c->rbuf, c->count, c->dt); break;
+    case COLL_ALLREDUCE:
+        *rc = flags_allreduce(c->comm, cc, c->sbuf, c->rbuf, c->count, c->dt, c->op);
+        break;
+    case COLL_GATHER:
+    case COLL_GATHERV: *rc = coll_flags_gather(c); break;
+    default: *rc = coll_flags_scatter(c); break;
+    }
     return 1;
 }

@@ -36,4 +36,19 @@ int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq);
 void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
                         size_t count, vc_dtype_t dt, vc_op_t op);
 
+/* The blocking calls' slots (set 0): before my line of call k overwrites
+   that of call k-2, every rank must be past k-2 (its k-1 line is there).
+   Free after a call that saw every line; else it waits. */
+struct coll_comm;
+int coll_flags_settle(const struct vc_comm *comm, struct coll_comm *cc, uint64_t k);
+/* rank's line of call seq in the blocking set: its data (*cap bytes) and
+   its sequence word (published last, with release order) */
+unsigned char *coll_flags_line(const struct vc_comm *comm, int rank, uint64_t seq,
+                               const uint64_t **seqw, size_t *cap);
+/* shm_flags_rooted.c: gather(v) and scatter(v) through the slots; the
+   line bytes a call of kind needs (bytes: the block; v forms: any) */
+size_t coll_flags_rooted_need(int kind, size_t bytes, int p);
+int coll_flags_gather(const coll_call_t *c);
+int coll_flags_scatter(const coll_call_t *c);
+
 #endif

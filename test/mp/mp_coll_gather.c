@@ -14,17 +14,37 @@
  * With VCOLL_ALLGATHERV_ALG=shm on one node, every blocking allgatherv on a
  * communicator of two or more must have gone through its segment (the
  * library's counter says so), so the test cannot pass on another algorithm.
+ * With VCOLL_{GATHER,GATHERV,SCATTER,SCATTERV}_ALG=flags on one node, every
+ * blocking call of those on the world that the node's slots can hold (the
+ * vector forms: any, big blocks go by message) must have gone through them.
  * Counts that disagree between ranks must end in VC_ERR_TRUNCATE on the
  * receiving side, with nothing written past its block (test_mismatch).
  */
 #include "mp_util.h"
 #include "coll/coll.h"
+#include "coll/shm_run.h"
+#include "net/net.h"
 
 #define GAP (-7)    /* never a value: marks slots nobody may write */
 
 static int32_t val(int owner, size_t i) { return (int32_t)(owner * 100003 + (int)i * 3 + 1); }
 
 static int agv_shm;     /* VCOLL_ALLGATHERV_ALG=shm and the job on one node */
+static int rooted_flags;    /* VCOLL_GATHERV_ALG=flags (the test forces all four) */
+
+/* a blocking rooted call of kind and count int32 per rank just ran (the
+   library's counter was `before`): forced to flags, it must have taken
+   the node's slots wherever they can serve it */
+static void check_flags(vc_comm_t comm, int kind, size_t count, uint64_t before,
+                        const char *what)
+{
+    int p;
+    vc_comm_size(comm, &p);
+    int fits = coll_flags_rooted_need(kind, count * 4, p) <= NET_SHM_SLOT_BYTES - 8;
+    if (rooted_flags && comm == VC_COMM_WORLD && p > 1 && fits &&
+        coll_shm_calls(comm, kind) != before + 1)
+        FAIL("%s forced to flags did not run through the node's slots", what);
+}
 
 
 /* a blocking allgatherv, checked to have taken the segment when forced */
@@ -84,9 +104,12 @@ static void test_gather_scatter(vc_comm_t comm, size_t count, int nb)
             for (size_t i = 0; i < all; i++)
                 r[i] = me == root && ip && i / count == (size_t)me ? val(me, i % count) : GAP;
             const void *sb = me == root && ip ? VC_IN_PLACE : s;
+            uint64_t before = coll_shm_calls(comm, COLL_GATHER);
             OK(done(nb ? vc_igather(sb, me == root ? r : NULL, count, VC_INT32, root, comm, &rq)
                        : vc_gather(sb, me == root ? r : NULL, count, VC_INT32, root, comm),
                     &rq, nb));
+            if (!nb)
+                check_flags(comm, COLL_GATHER, count, before, "gather");
             for (int q = 0; q < p && me == root; q++)
                 check_block(r + (size_t)q * count, q, count, ip ? "gather in place" : "gather",
                             root, nb);
@@ -96,9 +119,12 @@ static void test_gather_scatter(vc_comm_t comm, size_t count, int nb)
             for (size_t i = 0; i < count; i++)
                 s[i] = GAP;
             void *rb = me == root && ip ? VC_IN_PLACE : s;
+            before = coll_shm_calls(comm, COLL_SCATTER);
             OK(done(nb ? vc_iscatter(me == root ? r : NULL, rb, count, VC_INT32, root, comm, &rq)
                        : vc_scatter(me == root ? r : NULL, rb, count, VC_INT32, root, comm),
                     &rq, nb));
+            if (!nb)
+                check_flags(comm, COLL_SCATTER, count, before, "scatter");
             if (!(me == root && ip))
                 check_block(s, me, count, "scatter", root, nb);
             if (me == root)   /* the send buffer is read only */
@@ -165,10 +191,13 @@ static void test_v(vc_comm_t comm, int shape, int nb)
                 memcpy(big + dsp[me], s, mine * sizeof *s);
             const size_t *rc = me == root ? cnt : NULL, *rd = me == root ? dsp : NULL;
             const void *sb = rip ? VC_IN_PLACE : s;
+            uint64_t before = coll_shm_calls(comm, COLL_GATHERV);
             OK(done(nb ? vc_igatherv(sb, mine, me == root ? big : NULL, rc, rd, VC_INT32, root,
                                      comm, &rq)
                        : vc_gatherv(sb, mine, me == root ? big : NULL, rc, rd, VC_INT32, root,
                                     comm), &rq, nb));
+            if (!nb)
+                check_flags(comm, COLL_GATHERV, 0, before, "gatherv");
             if (me == root)
                 check_vbuf(big, p, cnt, dsp, ext, "gatherv", root, nb);
             /* scatterv from the buffer just gathered (gaps stay GAP) */
@@ -178,10 +207,13 @@ static void test_v(vc_comm_t comm, int shape, int nb)
                 for (size_t i = 0; i < ext; i++)
                     big[i] = GAP;
             void *rb = rip ? VC_IN_PLACE : s;
+            before = coll_shm_calls(comm, COLL_SCATTERV);
             OK(done(nb ? vc_iscatterv(me == root ? big : NULL, rc, rd, rb, mine, VC_INT32, root,
                                       comm, &rq)
                        : vc_scatterv(me == root ? big : NULL, rc, rd, rb, mine, VC_INT32, root,
                                      comm), &rq, nb));
+            if (!nb)
+                check_flags(comm, COLL_SCATTERV, 0, before, "scatterv");
             if (!rip)
                 check_block(s, me, mine, "scatterv", root, nb);
             if (me == root)
@@ -446,10 +478,63 @@ static void test_errors(void)
             FAIL("allgatherv after errors: slot %d = %d", q, r[q]);
 }
 
+/* Rooted calls back to back with nothing between them but other small
+   collectives, roots moving: through the node's slots a rank that only
+   writes its line (gather) or reads one (scatter) may run calls ahead of
+   the others, and must never overwrite a line someone still reads. Every
+   value depends on the round, so a line reused too early shows. */
+static void test_stream(void)
+{
+    int me = mp_rank, p = mp_size;
+    int32_t blk[4], all[4 * 64], x, sum;
+    size_t cnt[64], dsp[64];
+    if (p > 64)
+        return;
+    for (int q = 0; q < p; q++) {
+        cnt[q] = (size_t)(q % 3) + 1;
+        dsp[q] = (size_t)q * 4;
+    }
+    for (int it = 0; it < 400; it++) {
+        int root = it % p, root2 = (it * 7 + 3) % p;
+        for (int i = 0; i < 4; i++)
+            blk[i] = val(me, (size_t)(it * 4 + i));
+        OK(vc_gather(blk, all, 4, VC_INT32, root, VC_COMM_WORLD));
+        if (me == root)
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < 4; i++)
+                    if (all[q * 4 + i] != val(q, (size_t)(it * 4 + i))) {
+                        FAIL("stream round %d gather: rank %d elem %d", it, q, i);
+                        return;
+                    }
+        if (me == root2)
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < 4; i++)
+                    all[q * 4 + i] = val(q, (size_t)(it * 4 + i + 1));
+        OK(vc_scatterv(me == root2 ? all : NULL, me == root2 ? cnt : NULL,
+                       me == root2 ? dsp : NULL, blk, cnt[me], VC_INT32, root2, VC_COMM_WORLD));
+        for (size_t i = 0; i < cnt[me]; i++)
+            if (blk[i] != val(me, (size_t)it * 4 + i + 1)) {
+                FAIL("stream round %d scatterv from %d: elem %zu", it, root2, i);
+                return;
+            }
+        if (it % 5 == 0) {
+            x = it + me;
+            OK(vc_allreduce(&x, &sum, 1, VC_INT32, VC_SUM, VC_COMM_WORLD));
+            if (sum != p * it + p * (p - 1) / 2) {
+                FAIL("stream round %d allreduce: %d", it, sum);
+                return;
+            }
+        }
+        if (it % 7 == 0)
+            OK(vc_barrier(VC_COMM_WORLD));
+    }
+}
+
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
     agv_shm = mp_forced_on_one_node("VCOLL_ALLGATHERV_ALG", "shm");
+    rooted_flags = mp_forced_on_one_node("VCOLL_GATHERV_ALG", "flags");
     test_comm(VC_COMM_WORLD);
     test_overlap();
     /* a sub-communicator: halves by parity, reversed order */
@@ -457,6 +542,7 @@ int main(int argc, char **argv)
     OK(vc_comm_split(VC_COMM_WORLD, mp_rank % 2, mp_size - mp_rank, &half));
     test_comm(half);
     OK(vc_comm_free(&half));
+    test_stream();
     test_errors();
     test_mismatch();
     /* everyone agrees on the outcome */

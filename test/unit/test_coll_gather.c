@@ -313,8 +313,13 @@ static void test_select_gather(void)
     CU_ASSERT_STRING_EQUAL(talg(COLL_GATHER, 1)->name, "binomial");
     CU_ASSERT_STRING_EQUAL(talg(COLL_SCATTER, 2)->name, "linear");
     CU_ASSERT_STRING_EQUAL(talg(COLL_ALLGATHERV, 2)->name, "recursive_doubling");
-    CU_ASSERT_PTR_NULL(talg(COLL_GATHERV, 2));
-    CU_ASSERT_PTR_NULL(talg(COLL_SCATTERV, 2));
+    /* then the node's slots, which the simulator does not run */
+    for (int k = COLL_GATHER; k <= COLL_SCATTERV; k++) {
+        const coll_alg_t *f = coll_alg_find(k, "flags");
+        CU_ASSERT(f && !f->build && coll_alg_number(f) == tnsched(k));
+    }
+    CU_ASSERT_PTR_NULL(talg(COLL_GATHERV, 3));
+    CU_ASSERT_PTR_NULL(talg(COLL_SCATTERV, 3));
     for (int k = COLL_GATHER; k <= COLL_SCATTER; k += COLL_SCATTER - COLL_GATHER) {
         CU_ASSERT_EQUAL(tselect(k, 8, 8, 2, 0, 0), 1);
         CU_ASSERT_EQUAL(tselect(k, 8, 1u << 20, 1u << 18, 0, 0), 2);
