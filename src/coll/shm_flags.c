@@ -70,8 +70,9 @@ void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, s
                         uint64_t seq)
 {
     shm_slot_t *mine = slot_of(slots(comm), first, comm->coll->rank, seq);
-    if (bytes)
-        memcpy(mine->data, in, bytes);
+    coll_line_w_t w = {.data = mine->data};
+    coll_line_put(&w, 0, in, bytes);
+    coll_line_end(&w);
     __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
 }
 

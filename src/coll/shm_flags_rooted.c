@@ -141,9 +141,11 @@ int coll_flags_gather(const coll_call_t *c)
         uint64_t n = c->count * es;
         uint64_t len = n + 8 <= cap ? n : BY_MSG;
         struct vc_request *r = NULL;
-        memcpy(line, &len, 8);
-        if (len != BY_MSG && n)
-            memcpy(line + 8, c->sbuf, n);
+        coll_line_w_t w = {.data = line};
+        coll_line_put(&w, 0, &len, 8);
+        if (len != BY_MSG)
+            coll_line_put(&w, 8, c->sbuf, n);
+        coll_line_end(&w);
         /* the message before the line: the root has its receive posted
            already, and the sooner it sees the message the sooner it asks
            me to copy my part of a large one (p2p.c, split copies) */
@@ -295,6 +297,7 @@ int coll_flags_scatter(const coll_call_t *c)
     struct vc_request *req[64];
     int nreq = 0;
     size_t used = (size_t)p * sizeof(flags_ent_t);
+    coll_line_w_t w = {.data = line};
     for (int i = 1; i <= p; i++) {
         int r = (root + i) % p;
         size_t n = (v ? c->v->counts[r] : c->count) * es;
@@ -304,13 +307,14 @@ int coll_flags_scatter(const coll_call_t *c)
         } else if (n <= share(cap, p)) {
             e = (flags_ent_t){(uint32_t)used, (uint32_t)n};
             if (n)
-                memcpy(line + used, sb + (v ? c->v->displs[r] : (size_t)r * c->count) * es, n);
+                coll_line_put(&w, used, sb + (v ? c->v->displs[r] : (size_t)r * c->count) * es, n);
             used += n;
         } else {
             e.len = BY_MSG;
         }
-        memcpy(line + (size_t)r * sizeof e, &e, sizeof e);
+        coll_line_put(&w, (size_t)r * sizeof e, &e, sizeof e);
     }
+    coll_line_end(&w);
     /* the messages first: a rank that reads BY_MSG finds its message on
        the way, or already there */
     for (int i = 1; i < p && !rc; i++) {

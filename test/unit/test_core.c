@@ -239,6 +239,32 @@ static void test_ring(void)
     char big[CELL];
     struct iovec bigv = {big, sizeof big};
     CU_ASSERT_EQUAL(shm_ring_push(&tx, &bigv, 1), -1);
+    /* every split of a packet into three pieces, on either side of the
+       cell's first cache line (written last), lands whole and in order */
+    uint8_t src[CELL], want[CELL];
+    for (int i = 0; i < CELL; i++)
+        src[i] = (uint8_t)(i * 7 + 1);
+    int bad = 0;
+    for (size_t x = 0; x <= 70; x += 5)
+        for (size_t y = 0; y + x <= CELL - SHM_CELL_HDR; y += 3) {
+            size_t z = (x * 3 + y) % 9;
+            if (x + y + z > CELL - SHM_CELL_HDR)
+                z = 0;
+            struct iovec v3[3] = {{src, x}, {src + 40, y}, {src + 3, z}};
+            memcpy(want, src, x);
+            memcpy(want + x, src + 40, y);
+            memcpy(want + x + y, src + 3, z);
+            if (shm_ring_push(&tx, v3, 3)) {
+                bad++;
+                continue;
+            }
+            shm_cell_t *c = shm_ring_peek(&rx);
+            if (!c || c->len != x + y + z || memcmp(c->data, want, x + y + z))
+                bad++;
+            if (c)
+                shm_ring_pop(&rx, c);
+        }
+    CU_ASSERT_EQUAL(bad, 0);
     free(mem);
 }
 

@@ -44,7 +44,13 @@ static inline size_t shm_ring_bytes(size_t cell_bytes, uint32_t ncells)
 }
 
 /* Copy the iovec into the next cell. Returns 0, or -1 when the ring is full
- * (or the packet does not fit: callers size packets by max_packet). */
+ * (or the packet does not fit: callers size packets by max_packet).
+ * The bytes past the cell's first cache line go first, then the line's own
+ * (the receiver polls `full` there), so that line is written in one burst
+ * just before the flag; written in address order, the receiver's polls
+ * take it back between the writes (np 2 through the drop-in, a message of
+ * 64-256 B: about 0.2 us more than one of 32 B, all on the first line). */
+#define SHM_LINE_DATA (SHM_CACHELINE - SHM_CELL_HDR)
 static inline int shm_ring_push(shm_ring_t *r, const struct iovec *iov, int iovcnt)
 {
     shm_cell_t *c = shm_ring_cell(r, r->idx);
@@ -52,10 +58,20 @@ static inline int shm_ring_push(shm_ring_t *r, const struct iovec *iov, int iovc
         return -1;
     size_t off = 0, cap = r->cell_bytes - SHM_CELL_HDR;
     for (int i = 0; i < iovcnt; i++) {
-        if (iov[i].iov_len > cap - off)
+        size_t l = iov[i].iov_len;
+        if (l > cap - off)
             return -1;
-        memcpy(c->data + off, iov[i].iov_base, iov[i].iov_len);
-        off += iov[i].iov_len;
+        if (off + l > SHM_LINE_DATA) {
+            size_t skip = off < SHM_LINE_DATA ? SHM_LINE_DATA - off : 0;
+            memcpy(c->data + off + skip, (const uint8_t *)iov[i].iov_base + skip, l - skip);
+        }
+        off += l;
+    }
+    size_t at = 0;
+    for (int i = 0; i < iovcnt && at < SHM_LINE_DATA; i++) {
+        size_t l = iov[i].iov_len, h = l < SHM_LINE_DATA - at ? l : SHM_LINE_DATA - at;
+        memcpy(c->data + at, iov[i].iov_base, h);
+        at += l;
     }
     c->len = (uint32_t)off;
     __atomic_store_n(&c->full, 1, __ATOMIC_RELEASE);
