@@ -60,6 +60,7 @@ static const coll_alg_t algs[] = {
      NULL},
     {COLL_ALLGATHER, "hier", coll_allgather_hier, RO | NODE, ALL, NULL, NULL},
     {COLL_ALLGATHER, "shm", NULL, RO | NODE | SHARED, BLK, coll_shm_fits, coll_shm_run},
+    {COLL_ALLGATHER, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
 
     {COLL_GATHER, "binomial", coll_gather_binomial, RO, ALL, NULL, NULL},
     {COLL_GATHER, "linear", coll_gather_linear, RO, ALL, NULL, NULL},
@@ -75,6 +76,7 @@ static const coll_alg_t algs[] = {
     {COLL_ALLGATHERV, "recursive_doubling", coll_allgatherv_recursive_doubling, RO, ALL,
      NULL, NULL},
     {COLL_ALLGATHERV, "shm", NULL, RO | SHARED, BLK, coll_shm_fits, coll_shm_run},
+    {COLL_ALLGATHERV, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
     {COLL_ALLTOALL, "bruck", coll_alltoall_bruck, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "pairwise", coll_alltoall_pairwise, RO, ALL, NULL, NULL},
     {COLL_ALLTOALL, "linear", coll_alltoall_linear, RO, ALL, NULL, NULL},

@@ -192,6 +192,36 @@ static int flags_alltoall(const struct vc_comm *comm, coll_comm_t *cc, const voi
     return VC_SUCCESS;
 }
 
+/* allgather(v): every rank publishes its block and copies every block
+   out of its rank's line (the sizes come from my own counts, which a
+   correct program shares; the whole result fits a line, so no copy can
+   leave one). In place, my block is in rbuf already. */
+static int flags_allgather(const coll_call_t *c, coll_comm_t *cc)
+{
+    const struct vc_comm *comm = c->comm;
+    int p = comm->size, me = comm->rank, v = c->kind == COLL_ALLGATHERV;
+    size_t es = dtype_size(c->dt);
+    uint8_t *rb = c->rbuf;
+    const uint8_t *in = c->sbuf;
+    size_t mine = (v ? c->v->counts[me] : c->count) * es;
+    size_t at = (v ? c->v->displs[me] : (size_t)me * c->count) * es;
+    if (c->sbuf == VC_IN_PLACE)
+        in = rb + at;
+    uint64_t k = ++cc->shm_seq;
+    cc->seg_calls[c->kind]++;
+    int rc = exchange(comm, cc, in, mine, k);
+    if (rc)
+        return rc;
+    shm_slot_t *base = slots(comm);
+    for (int r = 0; r < p; r++) {
+        size_t n = (v ? c->v->counts[r] : c->count) * es;
+        if (n && !(r == me && c->sbuf == VC_IN_PLACE))
+            memcpy(rb + (v ? c->v->displs[r] : (size_t)r * c->count) * es,
+                   slot_of(base, 0, r, k)->data, n);
+    }
+    return VC_SUCCESS;
+}
+
 /* The barrier with rank 0 as the releaser: the others publish their
    arrival and watch rank 0's line only; rank 0 watches everyone's and then
    publishes. Rank 0 leaves first, the others as they next run. When ranks
@@ -263,6 +293,8 @@ int coll_flags_run(const coll_call_t *c, int *rc)
         break;
     case COLL_GATHER:
     case COLL_GATHERV: *rc = coll_flags_gather(c); break;
+    case COLL_ALLGATHER:
+    case COLL_ALLGATHERV: *rc = flags_allgather(c, cc); break;
     default: *rc = coll_flags_scatter(c); break;
     }
     return 1;

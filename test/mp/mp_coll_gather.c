@@ -30,6 +30,7 @@
 static int32_t val(int owner, size_t i) { return (int32_t)(owner * 100003 + (int)i * 3 + 1); }
 
 static int agv_shm;     /* VCOLL_ALLGATHERV_ALG=shm and the job on one node */
+static int agv_flags;   /* VCOLL_ALLGATHERV_ALG=flags and the job on one node */
 static int rooted_flags;    /* VCOLL_GATHERV_ALG=flags (the test forces all four) */
 
 /* a blocking rooted call of kind and count int32 per rank just ran (the
@@ -57,6 +58,14 @@ static int allgatherv_b(const void *s, size_t n, void *r, const size_t *cnt, con
     int rc = vc_allgatherv(s, n, r, cnt, dsp, VC_INT32, comm);
     if (!rc && agv_shm && p > 1 && coll_shm_calls(comm, COLL_ALLGATHERV) != before + 1)
         FAIL("allgatherv forced to shm did not run through the segment");
+    /* forced to flags: through the node's slots wherever the result fits
+       one (the world only) */
+    size_t total = 0;
+    for (int q = 0; q < p; q++)
+        total += cnt[q] * 4;
+    if (!rc && agv_flags && p > 1 && comm == VC_COMM_WORLD && total <= NET_SHM_SLOT_BYTES - 8 &&
+        coll_shm_calls(comm, COLL_ALLGATHERV) != before + 1)
+        FAIL("allgatherv forced to flags did not run through the node's slots");
     return rc;
 }
 
@@ -534,6 +543,7 @@ int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
     agv_shm = mp_forced_on_one_node("VCOLL_ALLGATHERV_ALG", "shm");
+    agv_flags = mp_forced_on_one_node("VCOLL_ALLGATHERV_ALG", "flags");
     rooted_flags = mp_forced_on_one_node("VCOLL_GATHERV_ALG", "flags");
     test_comm(VC_COMM_WORLD);
     test_overlap();
