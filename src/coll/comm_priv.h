@@ -39,8 +39,9 @@ typedef struct coll_comm {
     void *scratch;
     size_t scratch_len;
     uint64_t shm_seq;   /* calls of the shared-memory flag variants */
-    uint64_t flags_seen;    /* the last of those whose every line I saw
-                               (or know to be there): shm_flags.c */
+    uint64_t flags_seen;    /* the last of those that I know every rank has
+                               started (its line is there, or its message of
+                               that call came): shm_flags.c */
     coll_layout_t layout;   /* which members share a node (hier algorithms) */
     struct coll_shmseg *seg;    /* segment collectives (shm_seg.h), members on one node */
     int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */
@@ -50,7 +51,8 @@ typedef struct coll_comm {
     struct vc_comm *node;
     int node_state;             /* 0 not made yet, 1 made, -1 failed */
     uint64_t seg_calls[COLL_NKINDS];  /* calls that ran through a segment
-                                         or the node's slots (rooted flags) */
+                                         or the node's slots (gather/scatter(v),
+                                         allgather(v) flags) */
     size_t seg_logged[COLL_NKINDS];   /* count + 1 of the last one logged */
     struct coll_graph *graph;   /* neighbour graph (graph.h), or NULL */
 } coll_comm_t;

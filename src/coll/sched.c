@@ -99,6 +99,7 @@ void sched_reset(coll_sched_t *s, const coll_args_t *a)
     s->max_comm = 0;
     s->cur_comm = 0;
     s->tmp_bytes = 0;
+    s->folds = 0;
     s->err = VC_SUCCESS;
     s->dt = a->dt;
     s->op = a->op;

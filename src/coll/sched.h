@@ -60,7 +60,8 @@ typedef struct coll_sched {
     int max_comm;       /* most SEND+RECV steps in one round */
     int cur_comm;
     size_t tmp_bytes;   /* scratch the schedule needs */
-    int folds;          /* has REDUCE steps: what it receives is read at once */
+    int folds;          /* has REDUCE steps: what it receives is read at once
+                           (sched_reset clears it, sched_reduce sets it) */
     int err;            /* VC_ERR_NOMEM if building ran out of memory */
     vc_dtype_t dt;
     vc_op_t op;

@@ -1,17 +1,19 @@
 /*
- * shm_flags.c -- node-aware variant of small blocking barrier, allreduce
- * and alltoall for a world that lives on one node: no messages at all. Every rank
+ * shm_flags.c -- node-aware variant of small blocking barrier, allreduce,
+ * alltoall and allgather(v) for a world that lives on one node (and the
+ * slots the rooted ones of shm_flags_rooted.c use): no messages. Every rank
  * publishes (sequence number, data) in its own cache line of the node's
  * shared segment and reads the others' lines; an allreduce then combines
  * all contributions in rank order on every rank, so every rank computes the
  * same expression and gets identical bits.
  *
  * Why it is safe to reuse a rank's two slots alternately: rank A writes
- * call k+2 into the slot of call k only once every rank's k+1 line is
- * there, and each rank writes that only after it has finished reading
- * (and reducing) everything of call k. The symmetric calls see every line
- * of a call anyway; after a rooted one (shm_flags_rooted.c), where a rank
- * may read one line or none, the next call checks first (coll_flags_settle).
+ * call k+2 into the slot of call k only once it knows every rank has
+ * started call k+1 (its k+1 line is there, or its message of call k+1
+ * came), and each rank starts k+1 only after it has finished reading (and
+ * reducing) everything of call k. The symmetric calls see every line of a
+ * call anyway; after a rooted one (shm_flags_rooted.c), where a rank may
+ * read one line or none, the next call checks first (coll_flags_settle).
  *
  * Kept because it measured faster (vcoll_osu_*, 3 runs each, 2-core box):
  *   np=2: barrier 0.30-0.32 us (linear 0.52-0.55); allreduce 8 B 0.33-0.36 us

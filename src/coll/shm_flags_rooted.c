@@ -36,6 +36,9 @@
 #include "progress/progress.h"
 
 #define BY_MSG UINT32_MAX
+/* a block that should have gone by message but could not be sent: its
+   receiver fails the call instead of waiting for it */
+#define BY_FAIL (UINT32_MAX - 1)
 
 typedef struct {
     uint32_t off, len;      /* scatter: a block in the root's line */
@@ -63,7 +66,7 @@ size_t coll_flags_rooted_need(int kind, size_t bytes, int p)
 
 /* wait for rank's line of call k; it is then read with acquire order.
    busy: receives are posted, drive them on every look (the idle step
-   polls the transports only now and then). Returns 1 instead when
+   polls the transports only now and then). *first = 1 instead when
    `until` (a receive from that rank, or NULL) completes first. yield:
    give the core up on every empty look, for a wait on ranks that may
    need it (a gather's root, ranks outnumbering cores: np 8 on 2 cores,
@@ -71,8 +74,9 @@ size_t coll_flags_rooted_need(int kind, size_t bytes, int p)
    others spin first, their root is running (scatterv there 0.7-2.0 us
    against 0.9-3.0 yielding at once) */
 static int await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield, int busy,
-                      const struct vc_request *until)
+                      const struct vc_request *until, int *first)
 {
+    *first = 0;
     const uint64_t *seqw;
     size_t cap;
     coll_flags_line(comm, rank, k, &seqw, &cap);
@@ -80,8 +84,10 @@ static int await_line(const struct vc_comm *comm, int rank, uint64_t k, int yiel
     double next_check = 0;
     int who = yield ? PROG_YIELD_AT_ONCE : rank;
     while (__atomic_load_n(seqw, __ATOMIC_ACQUIRE) < k) {
-        if (until && until->done)
-            return 1;
+        if (until && until->done) {
+            *first = 1;
+            return VC_SUCCESS;
+        }
         if (busy && p2p_progress(comm->p2p) > 0)
             continue;
         int rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check, who);
@@ -121,6 +127,24 @@ static int finish(struct vc_comm *comm, struct vc_request **req, const size_t *w
     return rc ? rc : w;
 }
 
+/* What every rooted call does first, on every rank: number the call (*k),
+   take its tag (used or not, so the counters stay in step), wait until
+   the slots may be written (coll_flags_settle), find my line and count
+   the call. */
+static int begin(const coll_call_t *c, uint64_t *k, int *tag, unsigned char **line, size_t *cap)
+{
+    coll_comm_t *cc = c->cc;
+    const uint64_t *seqw;
+    *k = ++cc->shm_seq;
+    *tag = coll_next_tag(c->comm);
+    int rc = coll_flags_settle(c->comm, cc, *k);
+    if (rc)
+        return rc;
+    *line = coll_flags_line(c->comm, c->comm->rank, *k, &seqw, cap);
+    cc->seg_calls[c->kind]++;
+    return VC_SUCCESS;
+}
+
 int coll_flags_gather(const coll_call_t *c)
 {
     struct vc_comm *comm = c->comm;
@@ -129,13 +153,12 @@ int coll_flags_gather(const coll_call_t *c)
     int oversub = cc->layout.oversub;
     size_t es = dtype_size(c->dt), cap;
     const uint64_t *seqw;
-    uint64_t k = ++cc->shm_seq;
-    int tag = coll_next_tag(comm);
-    int rc = coll_flags_settle(comm, cc, k);
+    uint64_t k;
+    int tag;
+    unsigned char *line;
+    int rc = begin(c, &k, &tag, &line, &cap);
     if (rc)
         return rc;
-    unsigned char *line = coll_flags_line(comm, me, k, &seqw, &cap);
-    cc->seg_calls[c->kind]++;
 
     if (me != root) {
         uint64_t n = c->count * es;
@@ -149,11 +172,21 @@ int coll_flags_gather(const coll_call_t *c)
         /* the message before the line: the root has its receive posted
            already, and the sooner it sees the message the sooner it asks
            me to copy my part of a large one (p2p.c, split copies) */
-        if (len == BY_MSG)
+        if (len == BY_MSG) {
             rc = post(1, (void *)c->sbuf, n, root, tag, comm, &r);
+            if (!rc && r && r->done && r->status.error)
+                rc = r->status.error;
+            if (rc) {       /* nothing is on its way: the root must not wait */
+                len = BY_FAIL;
+                memcpy(line, &len, 8);
+            }
+        }
         publish(comm, k);
-        if (rc || !r)
+        if (rc || !r) {
+            if (r)
+                req_free(r);    /* done: it failed */
             return rc;
+        }
         return finish(comm, &r, NULL, 1, VC_SUCCESS);
     }
 
@@ -189,14 +222,12 @@ int coll_flags_gather(const coll_call_t *c)
         int r = (root + i) % p;
         size_t n = (v ? c->v->counts[r] : c->count) * es;
         unsigned char *dst = rb + (v ? c->v->displs[r] : (size_t)r * c->count) * es;
-        int pre = slot ? slot[r] : -1;
-        rc = await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL);
-        if (rc == 1) {      /* its message is in: the line can only agree */
-            rc = VC_SUCCESS;
-            continue;
-        }
+        int pre = slot ? slot[r] : -1, first;
+        rc = await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL, &first);
         if (rc)
             break;
+        if (first)          /* its message is in: the line can only agree */
+            continue;
         const unsigned char *src = coll_flags_line(comm, r, k, &seqw, &cap);
         uint64_t len;
         memcpy(&len, src, 8);
@@ -215,11 +246,16 @@ int coll_flags_gather(const coll_call_t *c)
             nreq += !rc;
             continue;
         }
-        if (pre >= 0) {     /* it fitted after all: no message will come */
+        if (pre >= 0) {     /* no message will come: it fitted after all, or failed */
             p2p_cancel(comm->p2p, req[pre]);
             req[pre]->done = 1;
             want[pre] = req[pre]->status.bytes;
             err = err ? err : VC_ERR_TRUNCATE;
+        }
+        if (len == BY_FAIL) {
+            LOG_WARN("gather: rank %d could not send its block", r);
+            err = VC_ERR_TRANSPORT;
+            continue;
         }
         if (len > cap - 8) {
             LOG_WARN("gather: rank %d's line in the node segment names %llu bytes "
@@ -240,17 +276,15 @@ int coll_flags_gather(const coll_call_t *c)
 int coll_flags_scatter(const coll_call_t *c)
 {
     struct vc_comm *comm = c->comm;
-    coll_comm_t *cc = c->cc;
     int p = comm->size, me = comm->rank, root = c->root, v = c->kind == COLL_SCATTERV;
     size_t es = dtype_size(c->dt), cap;
     const uint64_t *seqw;
-    uint64_t k = ++cc->shm_seq;
-    int tag = coll_next_tag(comm);
-    int rc = coll_flags_settle(comm, cc, k);
+    uint64_t k;
+    int tag;
+    unsigned char *line;
+    int rc = begin(c, &k, &tag, &line, &cap);
     if (rc)
         return rc;
-    unsigned char *line = coll_flags_line(comm, me, k, &seqw, &cap);
-    cc->seg_calls[c->kind]++;
 
     if (me != root) {
         publish(comm, k);   /* empty: I am past call k-1 */
@@ -260,16 +294,15 @@ int coll_flags_scatter(const coll_call_t *c)
         struct vc_request *r = NULL;
         if (n > share(cap, p) && (rc = post(0, c->rbuf, n, root, tag, comm, &r)))
             return rc;
-        rc = await_line(comm, root, k, 0, r != NULL, r);
-        if (rc == 1)        /* the message is in: the root's line can only agree */
-            return finish(comm, &r, &n, 1, VC_SUCCESS);
-        if (rc) {
-            if (r) {
-                p2p_cancel(comm->p2p, r);
-                req_free(r);
-            }
+        int first;
+        rc = await_line(comm, root, k, 0, r != NULL, r, &first);
+        /* the message is in (the root's line can only agree), or the wait
+           failed: a receive under way must settle before rbuf is given
+           back (a live root may still be copying into it) */
+        if (r && (first || rc))
+            return finish(comm, &r, &n, 1, rc);
+        if (rc)
             return rc;
-        }
         const unsigned char *src = coll_flags_line(comm, root, k, &seqw, &cap);
         flags_ent_t e;
         memcpy(&e, src + (size_t)me * sizeof e, sizeof e);
@@ -278,10 +311,14 @@ int coll_flags_scatter(const coll_call_t *c)
                 return rc;
             return finish(comm, &r, &n, 1, VC_SUCCESS);
         }
-        if (r) {            /* the root disagrees on its size: no message comes */
+        if (r) {            /* the root disagrees on its size, or failed: no message comes */
             p2p_cancel(comm->p2p, r);
             req_free(r);
             rc = VC_ERR_TRUNCATE;
+        }
+        if (e.len == BY_FAIL) {
+            LOG_WARN("scatter: the root could not send this rank's block");
+            return VC_ERR_TRANSPORT;
         }
         if (e.off < (size_t)p * sizeof e || e.off > cap || e.len > cap - e.off) {
             LOG_WARN("scatter: the root's line in the node segment names bytes %u..%u of %zu "
@@ -295,7 +332,7 @@ int coll_flags_scatter(const coll_call_t *c)
     /* the root: the table, the blocks within their share after it */
     const unsigned char *sb = c->sbuf;
     struct vc_request *req[64];
-    int nreq = 0;
+    int nreq = 0, failed = 0;
     size_t used = (size_t)p * sizeof(flags_ent_t);
     coll_line_w_t w = {.data = line};
     for (int i = 1; i <= p; i++) {
@@ -332,7 +369,26 @@ int coll_flags_scatter(const coll_call_t *c)
         size_t n = (v ? c->v->counts[r] : c->count) * es;
         rc = post(1, (void *)(sb + (v ? c->v->displs[r] : (size_t)r * c->count) * es), n, r,
                   tag, comm, &req[nreq]);
-        nreq += !rc && req[nreq];
+        if (!rc && req[nreq] && req[nreq]->done && req[nreq]->status.error) {
+            rc = req[nreq]->status.error;
+            req_free(req[nreq]);
+        } else {
+            nreq += !rc && req[nreq];
+        }
+        if (rc)
+            failed = i;
+    }
+    /* what could not be sent is marked, or its rank would wait for it
+       (before the line is published; past 64 blocks by message it may be
+       out already, and a failure there is left to the transport's) */
+    for (int i = failed; i && i < p; i++) {
+        int r = (root + i) % p;
+        flags_ent_t e;
+        memcpy(&e, line + (size_t)r * sizeof e, sizeof e);
+        if (e.len == BY_MSG) {
+            e.len = BY_FAIL;
+            memcpy(line + (size_t)r * sizeof e, &e, sizeof e);
+        }
     }
     publish(comm, k);
     size_t own = v ? c->v->counts[root] : c->count;    /* fits rbuf: the API checked */

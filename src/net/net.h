@@ -128,8 +128,9 @@ struct net {
     size_t max_packet;      /* largest packet send() accepts, header included */
     size_t split_min;       /* messages from this size are copied by both ends
                                (claim_open ... put above); 0: never */
-    size_t split_lone_min;  /* the same, from this size, when the sender has no
-                               other rendezvous send in flight (<= split_min) */
+    size_t split_lone_min;  /* the same, from this size, when the sender has
+                               nothing else to copy (p2p's P2P_F_LONE;
+                               <= split_min; 0: split_min applies) */
     size_t eager_cap;       /* largest payload worth sending eagerly here, when
                                smaller than VCOLL_EAGER_LIMIT (0 = no cap) */
     net_upcalls_t up;

@@ -198,7 +198,7 @@ static size_t split_ask(struct p2p_state *st, struct vc_request *r, net_t *n, ui
                         uint64_t addr, size_t want, int flags)
 {
     size_t at = want / 16 * 9 & ~(size_t)4095;
-    size_t min = flags & P2P_F_LONE ? n->split_lone_min : n->split_min;
+    size_t min = flags & P2P_F_LONE && n->split_lone_min ? n->split_lone_min : n->split_min;
     if (!at || !min || want < min || r->hot || flags & P2P_F_BUSY || !n->ops->put ||
         n->ops->claim_open(n, r->world_peer, &r->split_token))
         return want;

@@ -22,7 +22,7 @@
 
 enum { P2P_EAGER = 1, P2P_RTS, P2P_FIN, P2P_CTS, P2P_DATA, P2P_HELP, P2P_HELPED };
 /* RTS flags, the sender's state when it posted it. LONE: no receive
-   posted and no other rendezvous send in flight, it has nothing else to
+   posted and no other rendezvous send alive (not yet freed), nothing else to
    copy (split from net_t.split_lone_min). BUSY: receives posted, it will
    be copying into those (an exchange): it is not asked to copy a part */
 enum { P2P_F_LONE = 1, P2P_F_BUSY = 2 };

@@ -241,8 +241,8 @@ static void test_ring(void)
     CU_ASSERT_EQUAL(shm_ring_push(&tx, &bigv, 1), -1);
     /* every split of a packet into three pieces, on either side of the
        cell's first cache line (written last), lands whole and in order */
-    uint8_t src[CELL], want[CELL];
-    for (int i = 0; i < CELL; i++)
+    uint8_t src[2 * CELL], want[CELL];
+    for (int i = 0; i < 2 * CELL; i++)
         src[i] = (uint8_t)(i * 7 + 1);
     int bad = 0;
     for (size_t x = 0; x <= 70; x += 5)
