@@ -201,12 +201,12 @@ static int flags_alltoall(const struct vc_comm *comm, coll_comm_t *cc, const voi
 static int flags_allgather(const coll_call_t *c, coll_comm_t *cc)
 {
     const struct vc_comm *comm = c->comm;
-    int p = comm->size, me = comm->rank, v = c->kind == COLL_ALLGATHERV;
+    int p = comm->size, me = comm->rank;
     size_t es = dtype_size(c->dt);
     uint8_t *rb = c->rbuf;
     const uint8_t *in = c->sbuf;
-    size_t mine = (v ? c->v->counts[me] : c->count) * es;
-    size_t at = (v ? c->v->displs[me] : (size_t)me * c->count) * es;
+    size_t mine = coll_blk_bytes(c, me, es);
+    size_t at = coll_blk_off(c, me, es);
     if (c->sbuf == VC_IN_PLACE)
         in = rb + at;
     uint64_t k = ++cc->shm_seq;
@@ -216,9 +216,9 @@ static int flags_allgather(const coll_call_t *c, coll_comm_t *cc)
         return rc;
     shm_slot_t *base = slots(comm);
     for (int r = 0; r < p; r++) {
-        size_t n = (v ? c->v->counts[r] : c->count) * es;
+        size_t n = coll_blk_bytes(c, r, es);
         if (n && !(r == me && c->sbuf == VC_IN_PLACE))
-            memcpy(rb + (v ? c->v->displs[r] : (size_t)r * c->count) * es,
+            memcpy(rb + coll_blk_off(c, r, es),
                    slot_of(base, 0, r, k)->data, n);
     }
     return VC_SUCCESS;

@@ -149,7 +149,7 @@ int coll_flags_gather(const coll_call_t *c)
 {
     struct vc_comm *comm = c->comm;
     coll_comm_t *cc = c->cc;
-    int p = comm->size, me = comm->rank, root = c->root, v = c->kind == COLL_GATHERV;
+    int p = comm->size, me = comm->rank, root = c->root;
     int oversub = cc->layout.oversub;
     size_t es = dtype_size(c->dt), cap;
     const uint64_t *seqw;
@@ -201,12 +201,12 @@ int coll_flags_gather(const coll_call_t *c)
     int nreq = 0, err = VC_SUCCESS;
     for (int i = 1; i < p && slot; i++) {
         int r = (root + i) % p;
-        size_t n = (v ? c->v->counts[r] : c->count) * es;
+        size_t n = coll_blk_bytes(c, r, es);
         slot[r] = -1;
         if (n + 8 <= cap)
             continue;
         want[nreq] = n;
-        if ((rc = post(0, rb + (v ? c->v->displs[r] : (size_t)r * c->count) * es, n, r, tag,
+        if ((rc = post(0, rb + coll_blk_off(c, r, es), n, r, tag,
                        comm, &req[nreq])))
             break;
         slot[r] = (signed char)nreq++;
@@ -216,12 +216,12 @@ int coll_flags_gather(const coll_call_t *c)
     if (nreq)
         p2p_progress(comm->p2p);
     if (c->sbuf != VC_IN_PLACE && c->count)
-        memcpy(rb + (v ? c->v->displs[root] : (size_t)root * c->count) * es, c->sbuf,
+        memcpy(rb + coll_blk_off(c, root, es), c->sbuf,
                c->count * es);
     for (int i = 1; i < p && !rc; i++) {
         int r = (root + i) % p;
-        size_t n = (v ? c->v->counts[r] : c->count) * es;
-        unsigned char *dst = rb + (v ? c->v->displs[r] : (size_t)r * c->count) * es;
+        size_t n = coll_blk_bytes(c, r, es);
+        unsigned char *dst = rb + coll_blk_off(c, r, es);
         int pre = slot ? slot[r] : -1, first;
         rc = await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL, &first);
         if (rc)
@@ -276,7 +276,7 @@ int coll_flags_gather(const coll_call_t *c)
 int coll_flags_scatter(const coll_call_t *c)
 {
     struct vc_comm *comm = c->comm;
-    int p = comm->size, me = comm->rank, root = c->root, v = c->kind == COLL_SCATTERV;
+    int p = comm->size, me = comm->rank, root = c->root;
     size_t es = dtype_size(c->dt), cap;
     const uint64_t *seqw;
     uint64_t k;
@@ -337,14 +337,14 @@ int coll_flags_scatter(const coll_call_t *c)
     coll_line_w_t w = {.data = line};
     for (int i = 1; i <= p; i++) {
         int r = (root + i) % p;
-        size_t n = (v ? c->v->counts[r] : c->count) * es;
+        size_t n = coll_blk_bytes(c, r, es);
         flags_ent_t e = {0, 0};
         if (r == root) {
             /* its own block is copied locally */
         } else if (n <= share(cap, p)) {
             e = (flags_ent_t){(uint32_t)used, (uint32_t)n};
             if (n)
-                coll_line_put(&w, used, sb + (v ? c->v->displs[r] : (size_t)r * c->count) * es, n);
+                coll_line_put(&w, used, sb + coll_blk_off(c, r, es), n);
             used += n;
         } else {
             e.len = BY_MSG;
@@ -366,8 +366,8 @@ int coll_flags_scatter(const coll_call_t *c)
                 break;
             nreq = 0;
         }
-        size_t n = (v ? c->v->counts[r] : c->count) * es;
-        rc = post(1, (void *)(sb + (v ? c->v->displs[r] : (size_t)r * c->count) * es), n, r,
+        size_t n = coll_blk_bytes(c, r, es);
+        rc = post(1, (void *)(sb + coll_blk_off(c, r, es)), n, r,
                   tag, comm, &req[nreq]);
         if (!rc && req[nreq] && req[nreq]->done && req[nreq]->status.error) {
             rc = req[nreq]->status.error;
@@ -391,9 +391,8 @@ int coll_flags_scatter(const coll_call_t *c)
         }
     }
     publish(comm, k);
-    size_t own = v ? c->v->counts[root] : c->count;    /* fits rbuf: the API checked */
+    size_t own = coll_blk_bytes(c, root, es);    /* fits rbuf: the API checked */
     if (c->rbuf != VC_IN_PLACE && own)
-        memcpy(c->rbuf, sb + (v ? c->v->displs[root] : (size_t)root * c->count) * es,
-               own * es);
+        memcpy(c->rbuf, sb + coll_blk_off(c, root, es), own);
     return finish(comm, req, NULL, nreq, rc);
 }

@@ -10,6 +10,7 @@
 #define VC_COLL_SHM_RUN_H
 
 #include <string.h>
+#include "coll.h"
 #include "registry.h"
 
 int coll_shm_fits(const coll_query_t *q);
@@ -79,6 +80,18 @@ static inline void coll_line_end(coll_line_w_t *w)
 {
     if (w->hn)
         memcpy(w->data, w->head, w->hn);
+}
+
+/* Rank r's block of a gather/scatter/allgather call (v forms: its count and
+   displacement, valid where the call has them) in bytes of es each: its
+   size, and where it lies in the buffer of all blocks */
+static inline size_t coll_blk_bytes(const coll_call_t *c, int r, size_t es)
+{
+    return (coll_kind_vector(c->kind) ? c->v->counts[r] : c->count) * es;
+}
+static inline size_t coll_blk_off(const coll_call_t *c, int r, size_t es)
+{
+    return (coll_kind_vector(c->kind) ? c->v->displs[r] : (size_t)r * c->count) * es;
 }
 
 /* shm_flags_rooted.c: gather(v) and scatter(v) through the slots; the
