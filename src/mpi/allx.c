@@ -68,7 +68,7 @@ static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_size(vc, &n))
+    if (vc && !why && !vcmpi_rank_size(vc, NULL, &n))
         err = vcmpi_stage_all(&s, n, 1, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
     VCMPI_TRY(req ? FN_Iallgather : FN_Allgather,
               VCMPI_HAVE3(vc_allgather, vc_iallgather, vc_allgather_init), vc, why, comm,
@@ -103,7 +103,7 @@ static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_size(vc, &n))
+    if (vc && !why && !vcmpi_rank_size(vc, NULL, &n))
         err = vcmpi_stage_all(&s, n, n, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
     VCMPI_TRY(req ? FN_Ialltoall : FN_Alltoall,
               VCMPI_HAVE3(vc_alltoall, vc_ialltoall, vc_alltoall_init), vc, why, comm, req,
@@ -139,7 +139,7 @@ static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const i
     int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_size(vc, &n)) {
+    if (vc && !why && !vcmpi_rank_size(vc, NULL, &n)) {
         if (!(v = vcmpi_stage_alloc(&s, 2 * (size_t)(n ? n : 1) * sizeof *v)))
             err = MPI_ERR_NO_MEM;
         else
@@ -192,7 +192,7 @@ static int alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datat
     int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_size(vc, &n)) {
+    if (vc && !why && !vcmpi_rank_size(vc, NULL, &n)) {
         int inplace = sb == MPI_IN_PLACE;
         if (!(v = vcmpi_stage_alloc(&s, 4 * (size_t)(n ? n : 1) * sizeof *v)))
             err = MPI_ERR_NO_MEM;

@@ -77,6 +77,7 @@ static void setup(void)
     vcmpi.debug = e && !strcmp(e, "debug");
     PMPI_Comm_rank(MPI_COMM_WORLD, &vcmpi.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    vcmpi.size = size;
     PMPI_Query_thread(&vcmpi.mpi_thread);
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &vcmpi.priv) != MPI_SUCCESS) {
         return;     /* no private channel: stay out of the way entirely */

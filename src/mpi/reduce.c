@@ -221,7 +221,7 @@ static int reduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op o
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &s, &err)) && !err &&
-        !vc_comm_rank(vc, &me)) {
+        !vcmpi_rank_size(vc, &me, NULL)) {
         err = stage_in(&s, sb, count, dt, &ti, &vs);
         /* the result exists at the root only */
         if (!err && me == root)
@@ -392,7 +392,7 @@ static int reduce_scatter_any(const void *sb, void *rb, int count, const int rco
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &s, &err)) &&
-        !err && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &np))
+        !err && !vcmpi_rank_size(vc, &me, &np))
         err = stage_rs(&s, np, me, sb, rb, count, rcounts, dt, &ti, &vs, &vrb, &cnt);
     if (rcounts) {
         VCMPI_TRY(

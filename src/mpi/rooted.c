@@ -31,7 +31,7 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     int err = 0, me = -1;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&st, comm, req != NULL);
-    if (vc && !why && !tinfo(dt, count, &ti, &err) && !vc_comm_rank(vc, &me))
+    if (vc && !why && !tinfo(dt, count, &ti, &err) && !vcmpi_rank_size(vc, &me, NULL))
         err = vcmpi_stage_dst1(&st, buf, count, dt, &ti, me == root, &b);
     size_t n = err ? 0 : (size_t)count * ti.size;
     VCMPI_TRY(req ? FN_Ibcast : FN_Bcast, VCMPI_HAVE3(vc_bcast, vc_ibcast, vc_bcast_init),
@@ -102,7 +102,7 @@ static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n))
         err = stage_rooted(&s, 1, me == root, n, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
     VCMPI_TRY(req ? FN_Igather : FN_Gather,
               VCMPI_HAVE3(vc_gather, vc_igather, vc_gather_init), vc, why, comm, req, s,
@@ -137,7 +137,7 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n))
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n))
         err = stage_rooted(&s, 0, me == root, n, rb, rc, rt, sb, sc, st, &vone, &vmany,
                            &b);
     void *vrb = (void *)vone;
@@ -189,7 +189,7 @@ static int gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int 
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n)) {
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
         if (sb != MPI_IN_PLACE && !tinfo(st, sc, &ti, &err)) {
             b = (size_t)sc * ti.size;
             err = vcmpi_stage_src(&s, sb, sc, st, &ti, &vs);
@@ -231,7 +231,7 @@ static int scatterv(const void *sb, const int scs[], const int ds[], MPI_Datatyp
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vc_comm_rank(vc, &me) && !vc_comm_size(vc, &n)) {
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
         if (rb != MPI_IN_PLACE && !tinfo(rt, rc, &ti, &err)) {
             b = (size_t)rc * ti.size;
             err = vcmpi_stage_dst1(&s, rb, rc, rt, &ti, 0, &vrb);

@@ -165,6 +165,7 @@ struct vcmpi {
     int on;                  /* vcoll started, and usable on every rank */
     int started;             /* vcoll started here (so finalize it) */
     int rank;                /* in MPI_COMM_WORLD */
+    int size;                /* of MPI_COMM_WORLD (vcoll's world is the same) */
     int mpi_thread, vc_thread;
     int stats, debug;
     MPI_Comm priv;           /* dup of world for the drop-in's own traffic */
@@ -195,6 +196,21 @@ extern struct vcmpi vcmpi;
 /* comm.c: the vcoll twin of comm, made by its constructor; VC_COMM_NULL
    with *why set when this call must fall back */
 vc_comm_t vcmpi_comm(MPI_Comm comm, const char **why);
+/* my rank and the size of a twin (either may be NULL); nonzero on error.
+   The world's come from the drop-in's own copy, without two library
+   calls that validate (a small collective's whole cost is a few hundred
+   instructions) */
+static inline int vcmpi_rank_size(vc_comm_t vc, int *me, int *n)
+{
+    if (vc == VC_COMM_WORLD) {
+        if (me)
+            *me = vcmpi.rank;
+        if (n)
+            *n = vcmpi.size;
+        return 0;
+    }
+    return (me && vc_comm_rank(vc, me)) || (n && vc_comm_size(vc, n));
+}
 void vcmpi_comm_made(MPI_Comm newcomm);
 int vcmpi_comm_setup(void);
 void vcmpi_comm_free_all(void);
