@@ -85,6 +85,7 @@ static const coll_alg_t algs[] = {
     {COLL_ALLTOALLV, "pairwise", coll_alltoallv_pairwise, RO, ALL, NULL, NULL},
     {COLL_ALLTOALLV, "linear", coll_alltoallv_linear, RO, ALL, NULL, NULL},
     {COLL_ALLTOALLV, "shm", NULL, RO | SHARED, BLK, coll_shm_fits, coll_shm_run},
+    {COLL_ALLTOALLV, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
     /* one builder per algorithm serves both reduce_scatter kinds; only
        pairwise and linear combine in rank order */
     {COLL_REDUCE_SCATTER_BLOCK, "recursive_halving", coll_reduce_scatter_recursive_halving,

@@ -174,11 +174,12 @@ static void query(coll_query_t *q, int kind, int form, struct vc_comm *comm,
 {
     coll_query_init(q, kind, form, &cc->layout, count, esize, tcount, noncomm, user_op);
     /* alltoall publishes its whole send buffer (q->total: p blocks); the
-       rooted ones say what they need (the vector forms: any size) */
+       rooted ones and alltoallv say what they need (the vector forms: any
+       size, a table of p entries) */
     int all = kind == COLL_ALLTOALL || kind == COLL_ALLGATHER || kind == COLL_ALLGATHERV;
     size_t need = all ? q->total : q->bytes;
     int rooted = kind == COLL_GATHER || kind == COLL_GATHERV || kind == COLL_SCATTER ||
-                 kind == COLL_SCATTERV;
+                 kind == COLL_SCATTERV || kind == COLL_ALLTOALLV;
     if (rooted)
         need = coll_flags_rooted_need(kind, q->bytes, comm->size);
     q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE || all || rooted) &&

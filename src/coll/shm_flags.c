@@ -297,6 +297,11 @@ int coll_flags_run(const coll_call_t *c, int *rc)
     case COLL_GATHERV: *rc = coll_flags_gather(c); break;
     case COLL_ALLGATHER:
     case COLL_ALLGATHERV: *rc = flags_allgather(c, cc); break;
+    case COLL_ALLTOALLV:
+        if (c->sbuf == VC_IN_PLACE)
+            return 0;   /* declined: every rank passes in place or none */
+        *rc = coll_flags_alltoallv(c);
+        break;
     default: *rc = coll_flags_scatter(c); break;
     }
     return 1;

@@ -14,7 +14,7 @@
  * The vector forms take any sizes, since only the root knows them all and
  * the ranks must agree on the algorithm without talking: a block that does
  * not fit (gather: a line; scatter: its share of the root's line) goes by
- * message instead (its length word, or its table entry, says BY_MSG), on a
+ * message instead (its length word, or its table entry, says COLL_FLAGS_BY_MSG), on a
  * tag every rank takes in every call. Under a correct program both sides
  * know which from the block's size, so the receiver posts the message's
  * receive before it reads the line.
@@ -35,32 +35,13 @@
 #include "p2p/p2p.h"
 #include "progress/progress.h"
 
-#define BY_MSG UINT32_MAX
-/* a block that should have gone by message but could not be sent: its
-   receiver fails the call instead of waiting for it */
-#define BY_FAIL (UINT32_MAX - 1)
-
-typedef struct {
-    uint32_t off, len;      /* scatter: a block in the root's line */
-} flags_ent_t;
-
-/* Scatter: each other rank's share of the root's line after the table. A
-   block goes in the line when it fits its share, else by message; both
-   ends can tell which from its size alone, so its receiver posts a
-   message's receive before it reads the line. */
-static size_t share(size_t cap, int p)
-{
-    size_t table = (size_t)p * sizeof(flags_ent_t);
-    return p > 1 && cap > table ? (cap - table) / (size_t)(p - 1) : 0;
-}
-
 size_t coll_flags_rooted_need(int kind, size_t bytes, int p)
 {
     switch (kind) {
     case COLL_GATHER: return 8 + bytes;
-    case COLL_SCATTER: return (size_t)p * sizeof(flags_ent_t) + (size_t)(p - 1) * bytes;
+    case COLL_SCATTER: return (size_t)p * sizeof(coll_flags_ent_t) + (size_t)(p - 1) * bytes;
     case COLL_GATHERV: return 8;
-    default: return (size_t)p * sizeof(flags_ent_t);     /* scatterv */
+    default: return (size_t)p * sizeof(coll_flags_ent_t);     /* scatterv, alltoallv */
     }
 }
 
@@ -73,8 +54,8 @@ size_t coll_flags_rooted_need(int kind, size_t bytes, int p)
    gatherv 8 B-2 KiB 2.6-2.9 us against 2.8-3.2 spinning first); the
    others spin first, their root is running (scatterv there 0.7-2.0 us
    against 0.9-3.0 yielding at once) */
-static int await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield, int busy,
-                      const struct vc_request *until, int *first)
+int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield,
+                          int busy, const struct vc_request *until, int *first)
 {
     *first = 0;
     const uint64_t *seqw;
@@ -97,14 +78,22 @@ static int await_line(const struct vc_comm *comm, int rank, uint64_t k, int yiel
     return VC_SUCCESS;
 }
 
+/* the rank i places after root, 0 < i <= p (no divide: the loops over the
+   ranks run on the root's way to publishing, which its ranks wait for) */
+static inline int after(int root, int i, int p)
+{
+    int r = root + i;
+    return r >= p ? r - p : r;
+}
+
 static void publish(const struct vc_comm *comm, uint64_t k)
 {
     coll_flags_publish(comm, 0, NULL, 0, k);
 }
 
 /* a block that does not fit the line, by message (tag: this call's) */
-static int post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
-                struct vc_request **req)
+int coll_flags_post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
+                    struct vc_request **req)
 {
     /* a send that fits the transport at once needs no request (*req NULL) */
     *req = NULL;
@@ -115,8 +104,8 @@ static int post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm
 }
 
 /* wait for and free the n requests; a receive must bring exactly `want` */
-static int finish(struct vc_comm *comm, struct vc_request **req, const size_t *want, int n,
-                  int rc)
+int coll_flags_finish(struct vc_comm *comm, struct vc_request **req, const size_t *want, int n,
+                      int rc)
 {
     int w = n ? p2p_waitall(comm->p2p, n, req) : VC_SUCCESS;
     for (int i = 0; i < n; i++) {
@@ -131,7 +120,8 @@ static int finish(struct vc_comm *comm, struct vc_request **req, const size_t *w
    take its tag (used or not, so the counters stay in step), wait until
    the slots may be written (coll_flags_settle), find my line and count
    the call. */
-static int begin(const coll_call_t *c, uint64_t *k, int *tag, unsigned char **line, size_t *cap)
+int coll_flags_begin(const coll_call_t *c, uint64_t *k, int *tag, unsigned char **line,
+                     size_t *cap)
 {
     coll_comm_t *cc = c->cc;
     const uint64_t *seqw;
@@ -156,28 +146,28 @@ int coll_flags_gather(const coll_call_t *c)
     uint64_t k;
     int tag;
     unsigned char *line;
-    int rc = begin(c, &k, &tag, &line, &cap);
+    int rc = coll_flags_begin(c, &k, &tag, &line, &cap);
     if (rc)
         return rc;
 
     if (me != root) {
         uint64_t n = c->count * es;
-        uint64_t len = n + 8 <= cap ? n : BY_MSG;
+        uint64_t len = n + 8 <= cap ? n : COLL_FLAGS_BY_MSG;
         struct vc_request *r = NULL;
         coll_line_w_t w = {.data = line};
         coll_line_put(&w, 0, &len, 8);
-        if (len != BY_MSG)
+        if (len != COLL_FLAGS_BY_MSG)
             coll_line_put(&w, 8, c->sbuf, n);
         coll_line_end(&w);
         /* the message before the line: the root has its receive posted
            already, and the sooner it sees the message the sooner it asks
            me to copy my part of a large one (p2p.c, split copies) */
-        if (len == BY_MSG) {
-            rc = post(1, (void *)c->sbuf, n, root, tag, comm, &r);
+        if (len == COLL_FLAGS_BY_MSG) {
+            rc = coll_flags_post(1, (void *)c->sbuf, n, root, tag, comm, &r);
             if (!rc && r && r->done && r->status.error)
                 rc = r->status.error;
             if (rc) {       /* nothing is on its way: the root must not wait */
-                len = BY_FAIL;
+                len = COLL_FLAGS_BY_FAIL;
                 memcpy(line, &len, 8);
             }
         }
@@ -187,7 +177,7 @@ int coll_flags_gather(const coll_call_t *c)
                 req_free(r);    /* done: it failed */
             return rc;
         }
-        return finish(comm, &r, NULL, 1, VC_SUCCESS);
+        return coll_flags_finish(comm, &r, NULL, 1, VC_SUCCESS);
     }
 
     publish(comm, k);   /* nothing in it: says I am past call k-1 */
@@ -200,13 +190,13 @@ int coll_flags_gather(const coll_call_t *c)
     signed char *slot = p <= 64 ? (signed char[64]){0} : NULL;
     int nreq = 0, err = VC_SUCCESS;
     for (int i = 1; i < p && slot; i++) {
-        int r = (root + i) % p;
+        int r = after(root, i, p);
         size_t n = coll_blk_bytes(c, r, es);
         slot[r] = -1;
         if (n + 8 <= cap)
             continue;
         want[nreq] = n;
-        if ((rc = post(0, rb + coll_blk_off(c, r, es), n, r, tag,
+        if ((rc = coll_flags_post(0, rb + coll_blk_off(c, r, es), n, r, tag,
                        comm, &req[nreq])))
             break;
         slot[r] = (signed char)nreq++;
@@ -219,11 +209,11 @@ int coll_flags_gather(const coll_call_t *c)
         memcpy(rb + coll_blk_off(c, root, es), c->sbuf,
                c->count * es);
     for (int i = 1; i < p && !rc; i++) {
-        int r = (root + i) % p;
+        int r = after(root, i, p);
         size_t n = coll_blk_bytes(c, r, es);
         unsigned char *dst = rb + coll_blk_off(c, r, es);
         int pre = slot ? slot[r] : -1, first;
-        rc = await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL, &first);
+        rc = coll_flags_await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL, &first);
         if (rc)
             break;
         if (first)          /* its message is in: the line can only agree */
@@ -231,18 +221,18 @@ int coll_flags_gather(const coll_call_t *c)
         const unsigned char *src = coll_flags_line(comm, r, k, &seqw, &cap);
         uint64_t len;
         memcpy(&len, src, 8);
-        if (len == BY_MSG) {
+        if (len == COLL_FLAGS_BY_MSG) {
             if (pre >= 0)
                 continue;
             if (nreq == (int)(sizeof req / sizeof req[0])) {   /* many big blocks: drain */
-                rc = finish(comm, req, want, nreq, VC_SUCCESS);
+                rc = coll_flags_finish(comm, req, want, nreq, VC_SUCCESS);
                 nreq = 0;
                 slot = NULL;
                 if (rc)
                     break;
             }
             want[nreq] = n;
-            rc = post(0, dst, n, r, tag, comm, &req[nreq]);
+            rc = coll_flags_post(0, dst, n, r, tag, comm, &req[nreq]);
             nreq += !rc;
             continue;
         }
@@ -252,7 +242,7 @@ int coll_flags_gather(const coll_call_t *c)
             want[pre] = req[pre]->status.bytes;
             err = err ? err : VC_ERR_TRUNCATE;
         }
-        if (len == BY_FAIL) {
+        if (len == COLL_FLAGS_BY_FAIL) {
             LOG_WARN("gather: rank %d could not send its block", r);
             err = VC_ERR_TRANSPORT;
             continue;
@@ -267,7 +257,7 @@ int coll_flags_gather(const coll_call_t *c)
             err = VC_ERR_TRUNCATE;      /* the ranks disagree on the counts */
         memcpy(dst, src + 8, len < n ? len : n);
     }
-    rc = finish(comm, req, want, nreq, rc);
+    rc = coll_flags_finish(comm, req, want, nreq, rc);
     if (!rc)
         cc->flags_seen = k;     /* every line of call k seen */
     return rc ? rc : err;
@@ -282,7 +272,7 @@ int coll_flags_scatter(const coll_call_t *c)
     uint64_t k;
     int tag;
     unsigned char *line;
-    int rc = begin(c, &k, &tag, &line, &cap);
+    int rc = coll_flags_begin(c, &k, &tag, &line, &cap);
     if (rc)
         return rc;
 
@@ -292,31 +282,31 @@ int coll_flags_scatter(const coll_call_t *c)
         /* a block over its share comes by message: receive it at once, so
            an eager one finds its buffer */
         struct vc_request *r = NULL;
-        if (n > share(cap, p) && (rc = post(0, c->rbuf, n, root, tag, comm, &r)))
+        if (n > coll_flags_share(cap, p) && (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
             return rc;
         int first;
-        rc = await_line(comm, root, k, 0, r != NULL, r, &first);
+        rc = coll_flags_await_line(comm, root, k, 0, r != NULL, r, &first);
         /* the message is in (the root's line can only agree), or the wait
            failed: a receive under way must settle before rbuf is given
            back (a live root may still be copying into it) */
         if (r && (first || rc))
-            return finish(comm, &r, &n, 1, rc);
+            return coll_flags_finish(comm, &r, &n, 1, rc);
         if (rc)
             return rc;
         const unsigned char *src = coll_flags_line(comm, root, k, &seqw, &cap);
-        flags_ent_t e;
+        coll_flags_ent_t e;
         memcpy(&e, src + (size_t)me * sizeof e, sizeof e);
-        if (e.len == BY_MSG) {
-            if (!r && (rc = post(0, c->rbuf, n, root, tag, comm, &r)))
+        if (e.len == COLL_FLAGS_BY_MSG) {
+            if (!r && (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
                 return rc;
-            return finish(comm, &r, &n, 1, VC_SUCCESS);
+            return coll_flags_finish(comm, &r, &n, 1, VC_SUCCESS);
         }
         if (r) {            /* the root disagrees on its size, or failed: no message comes */
             p2p_cancel(comm->p2p, r);
             req_free(r);
             rc = VC_ERR_TRUNCATE;
         }
-        if (e.len == BY_FAIL) {
+        if (e.len == COLL_FLAGS_BY_FAIL) {
             LOG_WARN("scatter: the root could not send this rank's block");
             return VC_ERR_TRANSPORT;
         }
@@ -332,42 +322,43 @@ int coll_flags_scatter(const coll_call_t *c)
     /* the root: the table, the blocks within their share after it */
     const unsigned char *sb = c->sbuf;
     struct vc_request *req[64];
-    int nreq = 0, failed = 0;
-    size_t used = (size_t)p * sizeof(flags_ent_t);
+    int nreq = 0, failed = 0, bymsg = 0;
+    size_t used = (size_t)p * sizeof(coll_flags_ent_t), fit = coll_flags_share(cap, p);
     coll_line_w_t w = {.data = line};
     for (int i = 1; i <= p; i++) {
-        int r = (root + i) % p;
+        int r = after(root, i, p);
         size_t n = coll_blk_bytes(c, r, es);
-        flags_ent_t e = {0, 0};
+        coll_flags_ent_t e = {0, 0};
         if (r == root) {
             /* its own block is copied locally */
-        } else if (n <= share(cap, p)) {
-            e = (flags_ent_t){(uint32_t)used, (uint32_t)n};
+        } else if (n <= fit) {
+            e = (coll_flags_ent_t){(uint32_t)used, (uint32_t)n};
             if (n)
                 coll_line_put(&w, used, sb + coll_blk_off(c, r, es), n);
             used += n;
         } else {
-            e.len = BY_MSG;
+            e.len = COLL_FLAGS_BY_MSG;
+            bymsg++;
         }
         coll_line_put(&w, (size_t)r * sizeof e, &e, sizeof e);
     }
     coll_line_end(&w);
-    /* the messages first: a rank that reads BY_MSG finds its message on
+    /* the messages first: a rank that reads COLL_FLAGS_BY_MSG finds its message on
        the way, or already there */
-    for (int i = 1; i < p && !rc; i++) {
-        int r = (root + i) % p;
-        flags_ent_t e;
+    for (int i = 1; bymsg && i < p && !rc; i++) {
+        int r = after(root, i, p);
+        coll_flags_ent_t e;
         memcpy(&e, line + (size_t)r * sizeof e, sizeof e);
-        if (e.len != BY_MSG)
+        if (e.len != COLL_FLAGS_BY_MSG)
             continue;
         if (nreq == (int)(sizeof req / sizeof req[0])) {
             publish(comm, k);   /* (waiting on sends whose ranks wait on the line) */
-            if ((rc = finish(comm, req, NULL, nreq, VC_SUCCESS)))
+            if ((rc = coll_flags_finish(comm, req, NULL, nreq, VC_SUCCESS)))
                 break;
             nreq = 0;
         }
         size_t n = coll_blk_bytes(c, r, es);
-        rc = post(1, (void *)(sb + coll_blk_off(c, r, es)), n, r,
+        rc = coll_flags_post(1, (void *)(sb + coll_blk_off(c, r, es)), n, r,
                   tag, comm, &req[nreq]);
         if (!rc && req[nreq] && req[nreq]->done && req[nreq]->status.error) {
             rc = req[nreq]->status.error;
@@ -382,11 +373,11 @@ int coll_flags_scatter(const coll_call_t *c)
        (before the line is published; past 64 blocks by message it may be
        out already, and a failure there is left to the transport's) */
     for (int i = failed; i && i < p; i++) {
-        int r = (root + i) % p;
-        flags_ent_t e;
+        int r = after(root, i, p);
+        coll_flags_ent_t e;
         memcpy(&e, line + (size_t)r * sizeof e, sizeof e);
-        if (e.len == BY_MSG) {
-            e.len = BY_FAIL;
+        if (e.len == COLL_FLAGS_BY_MSG) {
+            e.len = COLL_FLAGS_BY_FAIL;
             memcpy(line + (size_t)r * sizeof e, &e, sizeof e);
         }
     }
@@ -394,5 +385,5 @@ int coll_flags_scatter(const coll_call_t *c)
     size_t own = coll_blk_bytes(c, root, es);    /* fits rbuf: the API checked */
     if (c->rbuf != VC_IN_PLACE && own)
         memcpy(c->rbuf, sb + coll_blk_off(c, root, es), own);
-    return finish(comm, req, NULL, nreq, rc);
+    return coll_flags_finish(comm, req, NULL, nreq, rc);
 }

@@ -9,6 +9,7 @@
 #ifndef VC_COLL_SHM_RUN_H
 #define VC_COLL_SHM_RUN_H
 
+#include <stdint.h>
 #include <string.h>
 #include "coll.h"
 #include "registry.h"
@@ -95,9 +96,49 @@ static inline size_t coll_blk_off(const coll_call_t *c, int r, size_t es)
 }
 
 /* shm_flags_rooted.c: gather(v) and scatter(v) through the slots; the
-   line bytes a call of kind needs (bytes: the block; v forms: any) */
+   line bytes a call of kind needs (bytes: the block; v forms and
+   alltoallv: any) */
 size_t coll_flags_rooted_need(int kind, size_t bytes, int p);
 int coll_flags_gather(const coll_call_t *c);
 int coll_flags_scatter(const coll_call_t *c);
+/* shm_flags_alltoallv.c: alltoallv through the slots (not in place) */
+int coll_flags_alltoallv(const coll_call_t *c);
+
+/* A line that hands blocks out (scatter(v)'s root, every alltoallv rank)
+ * starts with a table, an entry per rank: where its block lies in the line,
+ * or that it comes by message (BY_MSG) or could not be sent (BY_FAIL: its
+ * receiver fails the call instead of waiting for it). Each other rank's
+ * share of the line after the table: a block goes in the line when it fits
+ * it, else by message; both ends can tell which from its size alone, so its
+ * receiver posts the message's receive before it reads the line. */
+#define COLL_FLAGS_BY_MSG UINT32_MAX
+#define COLL_FLAGS_BY_FAIL (UINT32_MAX - 1)
+typedef struct {
+    uint32_t off, len;
+} coll_flags_ent_t;
+static inline size_t coll_flags_share(size_t cap, int p)
+{
+    size_t table = (size_t)p * sizeof(coll_flags_ent_t);
+    return p > 1 && cap > table ? (cap - table) / (size_t)(p - 1) : 0;
+}
+
+/* The steps the rooted calls and alltoallv share (shm_flags_rooted.c):
+ * begin numbers the call (*k), takes its tag (used or not, so the
+ * counters stay in step), waits until the slots may be written
+ * (coll_flags_settle), finds my line (*cap bytes) and counts the call;
+ * post sends or receives a block that does not fit the line on the call's
+ * tag (a send that the transport took at once leaves *req NULL);
+ * await_line waits for rank's line of call k (busy: receives are posted,
+ * drive them on every look; *first = 1 instead when `until` completes
+ * first; yield: give the core up on every empty look); finish waits for
+ * and frees n requests, a receive having to bring exactly want[i]. */
+int coll_flags_begin(const coll_call_t *c, uint64_t *k, int *tag, unsigned char **line,
+                     size_t *cap);
+int coll_flags_post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
+                    struct vc_request **req);
+int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield,
+                          int busy, const struct vc_request *until, int *first);
+int coll_flags_finish(struct vc_comm *comm, struct vc_request **req, const size_t *want, int n,
+                      int rc);
 
 #endif

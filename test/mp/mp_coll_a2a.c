@@ -15,7 +15,9 @@
  * segment (the library's counter) -- but for alltoallv after one that
  * averaged more than 32 KiB per pair, which must not have; big blocks wrap
  * its rings several times, and alltoallv's blocks past 32 KiB go as
- * messages beside it.
+ * messages beside it. With VCOLL_ALLTOALLV_ALG=flags, every blocking
+ * alltoallv on the world (not in place) must have gone through the node's
+ * slots, blocks past their share of a line as messages.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 
 static vc_op_t op_affine, op_add;
 static int a2a_shm;     /* VCOLL_ALLTOALL(V)_ALG=shm, the job on one node */
+static int a2av_flags;  /* VCOLL_ALLTOALLV_ALG=flags, the job on one node */
 
 /* ---- values and ops ---- */
 
@@ -182,6 +185,14 @@ static void test_alltoallv(vc_comm_t comm, size_t k, int nb, int ip)
     if (a2a_shm && coll_shm_calls(comm, COLL_ALLTOALLV) != before + (uint64_t)want)
         FAIL("alltoallv k %zu ip %d forced to shm: %s the segment", k, ip,
              want ? "did not run through" : "ran through (after a big one)");
+    /* the slots serve the world's blocking calls, not in place (another
+       communicator's forced call runs the rules' choice, which may count
+       through its segment) */
+    int slots = !nb && !ip && p > 1;
+    if (a2av_flags && comm == VC_COMM_WORLD &&
+        coll_shm_calls(comm, COLL_ALLTOALLV) != before + (uint64_t)slots)
+        FAIL("alltoallv k %zu nb %d ip %d forced to flags: %s the slots", k, nb, ip,
+             slots ? "did not run through" : "ran through");
     if (want)
         *big = all > (uint64_t)p * (uint64_t)(p - 1) * 32768;
     size_t next = 0;
@@ -544,6 +555,7 @@ int main(int argc, char **argv)
     OK(vc_op_create(add_fn, 1, &op_add));
     a2a_shm = mp_forced_on_one_node("VCOLL_ALLTOALL_ALG", "shm") &&
               mp_forced_on_one_node("VCOLL_ALLTOALLV_ALG", "shm");
+    a2av_flags = mp_forced_on_one_node("VCOLL_ALLTOALLV_ALG", "flags");
     test_all(VC_COMM_WORLD);
     test_overlap();
     /* halves by parity, reversed order: comm ranks differ from world ranks */
@@ -552,7 +564,7 @@ int main(int argc, char **argv)
     test_all(half);
     OK(vc_comm_free(&half));
     test_errors();
-    if (a2a_shm)
+    if (a2a_shm || a2av_flags)
         test_mismatch();
     OK(vc_op_free(&op_affine));
     OK(vc_op_free(&op_add));
