@@ -43,6 +43,7 @@ static const coll_alg_t algs[] = {
     {COLL_REDUCE, "hier", coll_reduce_hier, RO | NODE, ALL, NULL, NULL},
     {COLL_REDUCE, "linear", coll_reduce_linear, RO, ALL, NULL, NULL},
     {COLL_REDUCE, "shm", NULL, RO | NODE | SHARED, BLK, coll_shm_fits, coll_shm_run},
+    {COLL_REDUCE, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
 
     /* ring: block b's chain starts at rank b; Rabenseifner as rsag */
     {COLL_ALLREDUCE, "recursive_doubling", coll_allreduce_recursive_doubling, RO, ALL, NULL,

@@ -182,7 +182,8 @@ static void query(coll_query_t *q, int kind, int form, struct vc_comm *comm,
                  kind == COLL_SCATTERV || kind == COLL_ALLTOALLV;
     if (rooted)
         need = coll_flags_rooted_need(kind, q->bytes, comm->size);
-    q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE || all || rooted) &&
+    q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE || kind == COLL_REDUCE ||
+                   all || rooted) &&
                   coll_shm_eligible(comm, need);
 }
 

@@ -103,6 +103,8 @@ int coll_flags_gather(const coll_call_t *c);
 int coll_flags_scatter(const coll_call_t *c);
 /* shm_flags_alltoallv.c: alltoallv through the slots (not in place) */
 int coll_flags_alltoallv(const coll_call_t *c);
+/* shm_flags_reduce.c: reduce through the slots (a vector that fits a line) */
+int coll_flags_reduce(const coll_call_t *c);
 
 /* A line that hands blocks out (scatter(v)'s root, every alltoallv rank)
  * starts with a table, an entry per rank: where its block lies in the line,

@@ -21,7 +21,9 @@
  * several nodes the leaders combine node results in a tree, so only the
  * exact types are compared bit for bit there. With VCOLL_SHM_COLL_MAX too
  * small for any segment, none may have (the cap is enforced) and results
- * must still be right.
+ * must still be right. With VCOLL_REDUCE_ALG=flags on one node, every
+ * reduce of a built-in op on the world that fits a flag slot's line must
+ * have gone through the slots (the same counter), folded in rank order.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,8 +32,10 @@
 #include <unistd.h>
 #include "mp_util.h"
 #include "coll/coll.h"
+#include "net/net.h"
 
 static int forced[3];   /* allreduce, reduce, barrier forced to shm */
+static int rflags;      /* reduce forced to flags, the job on one node */
 static int capped;      /* VCOLL_SHM_COLL_MAX below one segment */
 static int quick;       /* MP_QUICK=1 (the TCG guest): windows up to two */
 
@@ -230,6 +234,12 @@ static void one(vc_comm_t comm, const char *cname, int t, size_t count, int salt
             c0 = coll_shm_calls(comm, COLL_REDUCE);
             OK(vc_reduce(ip ? VC_IN_PLACE : in, out, count, dt, op, root, comm));
             check_path(comm, COLL_REDUCE, 1, c0, t == T_AFF, what);
+            /* the slots take the world's built-in ops up to a line (a
+               fallback at these sizes counts nothing: linear, binomial) */
+            if (rflags && comm == VC_COMM_WORLD && p > 1 && t != T_AFF &&
+                count * es <= NET_SHM_SLOT_BYTES - 8 &&
+                coll_shm_calls(comm, COLL_REDUCE) != c0 + 1)
+                FAIL("%s: forced to flags but did not run through the slots", what);
             if (me == root)
                 compare(out, ref, count, es, what);
             else if (out[0] != 0xa5 || out[count * es] != 0xa5)
@@ -282,6 +292,7 @@ int main(int argc, char **argv)
     forced[0] = is_shm("VCOLL_ALLREDUCE_ALG");
     forced[1] = is_shm("VCOLL_REDUCE_ALG");
     forced[2] = is_shm("VCOLL_BARRIER_ALG");
+    rflags = mp_forced_on_one_node("VCOLL_REDUCE_ALG", "flags");
     quick = getenv("MP_QUICK") && atoi(getenv("MP_QUICK"));
     const char *cap = getenv("VCOLL_SHM_COLL_MAX");
     /* a plain byte count below the smallest segment (2 members) */
