@@ -72,9 +72,11 @@ void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, s
                         uint64_t seq)
 {
     shm_slot_t *mine = slot_of(slots(comm), first, comm->coll->rank, seq);
-    coll_line_w_t w = {.data = mine->data};
-    coll_line_put(&w, 0, in, bytes);
-    coll_line_end(&w);
+    if (bytes) {    /* (an empty line, a barrier's or a root's: the flag alone) */
+        coll_line_w_t w = {.data = mine->data};
+        coll_line_put(&w, 0, in, bytes);
+        coll_line_end(&w);
+    }
     __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
 }
 

@@ -113,17 +113,16 @@ static int write_line(const coll_call_t *c, unsigned char *line, size_t cap, int
     return rc;
 }
 
-/* my block from rank r, whose line of call k is there: from the line, or
-   by the message its entry announces */
-static int take(const coll_call_t *c, int r, uint64_t k, a2av_reqs_t *q, int *nreq, int tag)
+/* my block from rank r, whose line (src, cap bytes) of this call is there:
+   from the line, or by the message its entry announces */
+static int take(const coll_call_t *c, int r, const unsigned char *src, size_t cap,
+                a2av_reqs_t *q, int *nreq, int tag)
 {
     struct vc_comm *comm = c->comm;
     int p = comm->size, me = comm->rank;
-    size_t es = dtype_size(c->dt), cap;
+    size_t es = dtype_size(c->dt);
     size_t n = c->v->rcounts[r] * es;
     unsigned char *dst = (unsigned char *)c->rbuf + c->v->rdispls[r] * es;
-    const uint64_t *seqw;
-    const unsigned char *src = coll_flags_line(comm, r, k, &seqw, &cap);
     coll_flags_ent_t e;
     memcpy(&e, src + (size_t)me * sizeof e, sizeof e);
     int pre = q->rpre[r], rc = VC_SUCCESS;
@@ -204,11 +203,12 @@ int coll_flags_alltoallv(const coll_call_t *c)
     rc = VC_SUCCESS;
     for (int i = 1; i < p && !rc; i++) {
         int r = after(me, i, p), pre = q.rpre[r], first;
+        const unsigned char *src;
         rc = coll_flags_await_line(comm, r, k, cc->layout.oversub, nreq > 0,
-                                   pre >= 0 ? q.req[pre] : NULL, &first);
+                                   pre >= 0 ? q.req[pre] : NULL, &first, &src);
         if (rc || first)        /* its message is in: the line can only agree */
             continue;
-        int t = take(c, r, k, &q, &nreq, tag);
+        int t = take(c, r, src, cap, &q, &nreq, tag);
         err = err ? err : t;
     }
     /* the cancelled receives are gone: close the gaps */

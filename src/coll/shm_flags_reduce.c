@@ -45,14 +45,15 @@ int coll_flags_reduce(const coll_call_t *c)
     /* aligned as the widest element: the kernels read it as typed
        elements (the slots' data is 8-byte aligned, as for allreduce) */
     uint8_t acc[NET_SHM_SLOT_BYTES] __attribute__((aligned(16)));
-    const uint64_t *seqw;
     for (int r = 0; r < p; r++) {
         const void *src = in;
         if (r != root) {
             int first;
-            if ((rc = coll_flags_await_line(comm, r, k, cc->layout.oversub, 0, NULL, &first)))
+            const unsigned char *line_r;
+            if ((rc = coll_flags_await_line(comm, r, k, cc->layout.oversub, 0, NULL, &first,
+                                            &line_r)))
                 return rc;
-            src = coll_flags_line(comm, r, k, &seqw, &cap);
+            src = line_r;
         }
         if (r == 0)
             memcpy(acc, src, bytes);

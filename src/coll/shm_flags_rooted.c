@@ -55,12 +55,13 @@ size_t coll_flags_rooted_need(int kind, size_t bytes, int p)
    others spin first, their root is running (scatterv there 0.7-2.0 us
    against 0.9-3.0 yielding at once) */
 int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield,
-                          int busy, const struct vc_request *until, int *first)
+                          int busy, const struct vc_request *until, int *first,
+                          const unsigned char **data)
 {
     *first = 0;
     const uint64_t *seqw;
     size_t cap;
-    coll_flags_line(comm, rank, k, &seqw, &cap);
+    *data = coll_flags_line(comm, rank, k, &seqw, &cap);
     unsigned idle = 0;
     double next_check = 0;
     int who = yield ? PROG_YIELD_AT_ONCE : rank;
@@ -142,7 +143,6 @@ int coll_flags_gather(const coll_call_t *c)
     int p = comm->size, me = comm->rank, root = c->root;
     int oversub = cc->layout.oversub;
     size_t es = dtype_size(c->dt), cap;
-    const uint64_t *seqw;
     uint64_t k;
     int tag;
     unsigned char *line;
@@ -213,13 +213,14 @@ int coll_flags_gather(const coll_call_t *c)
         size_t n = coll_blk_bytes(c, r, es);
         unsigned char *dst = rb + coll_blk_off(c, r, es);
         int pre = slot ? slot[r] : -1, first;
-        rc = coll_flags_await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL, &first);
+        const unsigned char *src;
+        rc = coll_flags_await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL,
+                                   &first, &src);
         if (rc)
             break;
         if (first)          /* its message is in: the line can only agree */
             continue;
-        const unsigned char *src = coll_flags_line(comm, r, k, &seqw, &cap);
-        uint64_t len;
+                uint64_t len;
         memcpy(&len, src, 8);
         if (len == COLL_FLAGS_BY_MSG) {
             if (pre >= 0)
@@ -268,7 +269,6 @@ int coll_flags_scatter(const coll_call_t *c)
     struct vc_comm *comm = c->comm;
     int p = comm->size, me = comm->rank, root = c->root;
     size_t es = dtype_size(c->dt), cap;
-    const uint64_t *seqw;
     uint64_t k;
     int tag;
     unsigned char *line;
@@ -285,7 +285,8 @@ int coll_flags_scatter(const coll_call_t *c)
         if (n > coll_flags_share(cap, p) && (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
             return rc;
         int first;
-        rc = coll_flags_await_line(comm, root, k, 0, r != NULL, r, &first);
+        const unsigned char *src;
+        rc = coll_flags_await_line(comm, root, k, 0, r != NULL, r, &first, &src);
         /* the message is in (the root's line can only agree), or the wait
            failed: a receive under way must settle before rbuf is given
            back (a live root may still be copying into it) */
@@ -293,7 +294,6 @@ int coll_flags_scatter(const coll_call_t *c)
             return coll_flags_finish(comm, &r, &n, 1, rc);
         if (rc)
             return rc;
-        const unsigned char *src = coll_flags_line(comm, root, k, &seqw, &cap);
         coll_flags_ent_t e;
         memcpy(&e, src + (size_t)me * sizeof e, sizeof e);
         if (e.len == COLL_FLAGS_BY_MSG) {

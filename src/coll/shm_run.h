@@ -130,16 +130,18 @@ static inline size_t coll_flags_share(size_t cap, int p)
  * (coll_flags_settle), finds my line (*cap bytes) and counts the call;
  * post sends or receives a block that does not fit the line on the call's
  * tag (a send that the transport took at once leaves *req NULL);
- * await_line waits for rank's line of call k (busy: receives are posted,
- * drive them on every look; *first = 1 instead when `until` completes
- * first; yield: give the core up on every empty look); finish waits for
+ * await_line waits for rank's line of call k, its data in *data (busy:
+ * receives are posted, drive them on every look; *first = 1 instead when
+ * `until` completes first; yield: give the core up on every empty look);
+ * finish waits for
  * and frees n requests, a receive having to bring exactly want[i]. */
 int coll_flags_begin(const coll_call_t *c, uint64_t *k, int *tag, unsigned char **line,
                      size_t *cap);
 int coll_flags_post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
                     struct vc_request **req);
 int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield,
-                          int busy, const struct vc_request *until, int *first);
+                          int busy, const struct vc_request *until, int *first,
+                          const unsigned char **data);
 int coll_flags_finish(struct vc_comm *comm, struct vc_request **req, const size_t *want, int n,
                       int rc);
 
