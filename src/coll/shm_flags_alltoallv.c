@@ -21,7 +21,6 @@
  * message would be read from rbuf while receives overwrite it.
  */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include "coll.h"
 #include "comm_priv.h"
@@ -29,37 +28,19 @@
 #include "core/comm.h"
 #include "core/log.h"
 #include "dtype/dtype.h"
+#include "net/net.h"
 #include "p2p/p2p.h"
 
-#define ON_STACK 32
+/* The table of p entries must fit a line (route.c asks for p entries),
+   so p is at most this: the requests fit the stack, and no allocation can
+   fail on one rank while the others wait for its line. */
+#define MAX_P ((int)(NET_SHM_SLOT_BYTES / sizeof(coll_flags_ent_t)))
 
 typedef struct {
-    struct vc_request **req;    /* sends, then receives (want: their sizes) */
-    size_t *want;
-    int *rpre;                  /* per source: its receive's index in req, or -1 */
-    struct vc_request *req_s[2 * ON_STACK];
-    size_t want_s[2 * ON_STACK];
-    int rpre_s[ON_STACK];
-    void *heap;
+    struct vc_request *req[2 * MAX_P];  /* sends, then receives (want: their sizes) */
+    size_t want[2 * MAX_P];
+    int rpre[MAX_P];                    /* per source: its receive's index in req, or -1 */
 } a2av_reqs_t;
-
-static int reqs_init(a2av_reqs_t *q, int p)
-{
-    q->heap = NULL;
-    if (p <= ON_STACK) {
-        q->req = q->req_s, q->want = q->want_s, q->rpre = q->rpre_s;
-        return VC_SUCCESS;
-    }
-    size_t n = 2 * (size_t)p;
-    char *h = malloc(n * (sizeof *q->req + sizeof *q->want) + (size_t)p * sizeof *q->rpre);
-    if (!h)
-        return VC_ERR_NOMEM;
-    q->heap = h;
-    q->req = (struct vc_request **)h;
-    q->want = (size_t *)(h + n * sizeof *q->req);
-    q->rpre = (int *)(h + n * (sizeof *q->req + sizeof *q->want));
-    return VC_SUCCESS;
-}
 
 static int after(int me, int i, int p)
 {
@@ -166,13 +147,11 @@ int coll_flags_alltoallv(const coll_call_t *c)
     uint64_t k;
     int tag, nreq = 0, err = VC_SUCCESS;
     unsigned char *line;
-    int rc = reqs_init(&q, p);
+    if (p > MAX_P)
+        return VC_ERR_INTERNAL;     /* route.c would not have chosen it, on any rank */
+    int rc = coll_flags_begin(c, &k, &tag, &line, &cap);
     if (rc)
         return rc;
-    if ((rc = coll_flags_begin(c, &k, &tag, &line, &cap))) {
-        free(q.heap);
-        return rc;
-    }
     /* the blocks too big for a line come by message: receive them first,
        so an eager one finds its buffer */
     size_t fit = coll_flags_share(cap, p);
@@ -219,7 +198,6 @@ int coll_flags_alltoallv(const coll_call_t *c)
             q.req[n++] = q.req[i];
         }
     rc = coll_flags_finish(comm, q.req, q.want, n, rc);
-    free(q.heap);
     if (!rc)
         cc->flags_seen = k;     /* every line of call k seen, or its rank's message */
     return rc ? rc : err;
