@@ -214,8 +214,12 @@ int coll_flags_gather(const coll_call_t *c)
         unsigned char *dst = rb + coll_blk_off(c, r, es);
         int pre = slot ? slot[r] : -1, first;
         const unsigned char *src;
-        rc = coll_flags_await_line(comm, r, k, oversub, nreq > 0, pre >= 0 ? req[pre] : NULL,
-                                   &first, &src);
+        /* yield at once only with nothing to drive: with big blocks on
+           their way the root has their copies to do (np 4 on 2 cores,
+           gatherv 32-64 KiB through the drop-in: 0.76-0.89 of Open MPI
+           against 0.85-1.01 yielding) */
+        rc = coll_flags_await_line(comm, r, k, oversub && !nreq, nreq > 0,
+                                   pre >= 0 ? req[pre] : NULL, &first, &src);
         if (rc)
             break;
         if (first)          /* its message is in: the line can only agree */
