@@ -178,6 +178,31 @@ static void usage(FILE *f)
                "      is FACTOR times faster (default 1.05; 1: the fastest wins)\n");
 }
 
+/* every name -c lists must be one this tunes: a typo would otherwise
+   write a file with no rules and say nothing */
+static int check_only(const char *only)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", only);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int ok = 0;
+        for (int i = 0; i < NCOLLS && !ok; i++)
+            ok = !strcmp(t, colls[i].name);
+        if (ok)
+            continue;
+        fprintf(stderr, "vcoll_tune: -c names \"%s\", which it does not tune; it tunes", t);
+        for (int i = 0; i < NCOLLS; i++)
+            fprintf(stderr, "%s%s", i ? "," : " ", colls[i].name);
+        fprintf(stderr, "%s\n", !strcmp(t, "gatherv") || !strcmp(t, "scatterv") ||
+                                         !strcmp(t, "alltoallv")
+                                     ? " (gatherv, scatterv and alltoallv are chosen without"
+                                       " sizes, which the ranks do not all know)"
+                                     : "");
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char out[512] = "", only[512] = "";
@@ -212,6 +237,8 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (*only && check_only(only))
+        return 2;
     if (vc_init(&argc, &argv)) {
         fprintf(stderr, "vcoll_tune: vc_init failed (start it under mpirun or srun)\n");
         return 1;

@@ -75,5 +75,11 @@ if [ $? -eq 2 ] && grep -q "vcoll_tune: -k wants a factor >= 1" <<<"$out"; then
     ok "vcoll_tune -k below 1: refused with a message"
 else bad "vcoll_tune -k 0.5" "$out"; fi
 
+out=$(./src/tools/vcoll_tune -c bcast,alltoal -o "$tmp/typo.rules" 2>&1)
+if [ $? -eq 2 ] && grep -q 'vcoll_tune: -c names "alltoal", which it does not tune; it tunes barrier,bcast' <<<"$out" &&
+    [ ! -e "$tmp/typo.rules" ]; then
+    ok "vcoll_tune -c with a name it does not tune: refused with the list, no file"
+else bad "vcoll_tune -c alltoal" "$out"; fi
+
 echo "tune.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
