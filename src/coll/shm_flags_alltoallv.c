@@ -155,10 +155,11 @@ int coll_flags_alltoallv(const coll_call_t *c)
     /* the blocks too big for a line come by message: receive them first,
        so an eager one finds its buffer */
     size_t fit = coll_flags_share(cap, p);
+    for (int r = 0; r < p; r++)
+        q.rpre[r] = -1;
     for (int i = 1; i < p && !rc; i++) {
         int r = after(me, i, p);
         size_t n = c->v->rcounts[r] * es;
-        q.rpre[r] = -1;
         if (n <= fit)
             continue;
         q.want[nreq] = n;
@@ -166,7 +167,6 @@ int coll_flags_alltoallv(const coll_call_t *c)
                                    tag, comm, &q.req[nreq])))
             q.rpre[r] = nreq++;
     }
-    q.rpre[me] = -1;
     /* a receive that cannot be posted fails this rank, but the line still
        goes out: the others wait for it */
     err = rc;
