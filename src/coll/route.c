@@ -173,18 +173,8 @@ static void query(coll_query_t *q, int kind, int form, struct vc_comm *comm,
                   int noncomm, int user_op)
 {
     coll_query_init(q, kind, form, &cc->layout, count, esize, tcount, noncomm, user_op);
-    /* alltoall publishes its whole send buffer (q->total: p blocks); the
-       rooted ones and alltoallv say what they need (the vector forms: any
-       size, a table of p entries) */
-    int all = kind == COLL_ALLTOALL || kind == COLL_ALLGATHER || kind == COLL_ALLGATHERV;
-    size_t need = all ? q->total : q->bytes;
-    int rooted = kind == COLL_GATHER || kind == COLL_GATHERV || kind == COLL_SCATTER ||
-                 kind == COLL_SCATTERV || kind == COLL_ALLTOALLV;
-    if (rooted)
-        need = coll_flags_rooted_need(kind, q->bytes, comm->size);
-    q->flags_ok = (kind == COLL_BARRIER || kind == COLL_ALLREDUCE || kind == COLL_REDUCE ||
-                   all || rooted) &&
-                  coll_shm_eligible(comm, need);
+    q->flags_ok =
+        coll_shm_eligible(comm, coll_flags_need(kind, q->bytes, q->total, comm->size));
 }
 
 int coll_run(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,

@@ -42,12 +42,6 @@ typedef struct {
     int rpre[MAX_P];                    /* per source: its receive's index in req, or -1 */
 } a2av_reqs_t;
 
-static int after(int me, int i, int p)
-{
-    int r = me + i;
-    return r >= p ? r - p : r;
-}
-
 /* the line: the table and the blocks within their share; the blocks past
    it by message (before the line is published, so a rank that reads
    BY_MSG finds its message on the way); one that could not be sent is
@@ -158,7 +152,7 @@ int coll_flags_alltoallv(const coll_call_t *c)
     for (int r = 0; r < p; r++)
         q.rpre[r] = -1;
     for (int i = 1; i < p && !rc; i++) {
-        int r = after(me, i, p);
+        int r = coll_flags_after(me, i, p);
         size_t n = c->v->rcounts[r] * es;
         if (n <= fit)
             continue;
@@ -181,7 +175,7 @@ int coll_flags_alltoallv(const coll_call_t *c)
         err = VC_ERR_TRUNCATE;
     rc = VC_SUCCESS;
     for (int i = 1; i < p && !rc; i++) {
-        int r = after(me, i, p), pre = q.rpre[r], first;
+        int r = coll_flags_after(me, i, p), pre = q.rpre[r], first;
         const unsigned char *src;
         rc = coll_flags_await_line(comm, r, k, cc->layout.oversub, nreq > 0,
                                    pre >= 0 ? q.req[pre] : NULL, &first, &src);

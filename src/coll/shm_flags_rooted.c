@@ -14,8 +14,8 @@
  * The vector forms take any sizes, since only the root knows them all and
  * the ranks must agree on the algorithm without talking: a block that does
  * not fit (gather: a line; scatter: its share of the root's line) goes by
- * message instead (its length word, or its table entry, says COLL_FLAGS_BY_MSG), on a
- * tag every rank takes in every call. Under a correct program both sides
+ * message instead (its length word, or its table entry, says BY_MSG), on
+ * a tag every rank takes in every call. Under a correct program both sides
  * know which from the block's size, so the receiver posts the message's
  * receive before it reads the line.
  *
@@ -35,13 +35,21 @@
 #include "p2p/p2p.h"
 #include "progress/progress.h"
 
-size_t coll_flags_rooted_need(int kind, size_t bytes, int p)
+size_t coll_flags_need(int kind, size_t bytes, size_t total, int p)
 {
     switch (kind) {
+    case COLL_BARRIER:
+    case COLL_REDUCE:
+    case COLL_ALLREDUCE: return bytes;
+    case COLL_ALLTOALL:
+    case COLL_ALLGATHER:
+    case COLL_ALLGATHERV: return total;
     case COLL_GATHER: return 8 + bytes;
     case COLL_SCATTER: return (size_t)p * sizeof(coll_flags_ent_t) + (size_t)(p - 1) * bytes;
     case COLL_GATHERV: return 8;
-    default: return (size_t)p * sizeof(coll_flags_ent_t);     /* scatterv, alltoallv */
+    case COLL_SCATTERV:
+    case COLL_ALLTOALLV: return (size_t)p * sizeof(coll_flags_ent_t);
+    default: return SIZE_MAX;   /* no flags variant */
     }
 }
 
@@ -77,14 +85,6 @@ int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int 
             return rc;
     }
     return VC_SUCCESS;
-}
-
-/* the rank i places after root, 0 < i <= p (no divide: the loops over the
-   ranks run on the root's way to publishing, which its ranks wait for) */
-static inline int after(int root, int i, int p)
-{
-    int r = root + i;
-    return r >= p ? r - p : r;
 }
 
 static void publish(const struct vc_comm *comm, uint64_t k)
@@ -190,14 +190,14 @@ int coll_flags_gather(const coll_call_t *c)
     signed char *slot = p <= 64 ? (signed char[64]){0} : NULL;
     int nreq = 0, err = VC_SUCCESS;
     for (int i = 1; i < p && slot; i++) {
-        int r = after(root, i, p);
+        int r = coll_flags_after(root, i, p);
         size_t n = coll_blk_bytes(c, r, es);
         slot[r] = -1;
         if (n + 8 <= cap)
             continue;
         want[nreq] = n;
-        if ((rc = coll_flags_post(0, rb + coll_blk_off(c, r, es), n, r, tag,
-                       comm, &req[nreq])))
+        if ((rc = coll_flags_post(0, rb + coll_blk_off(c, r, es), n, r, tag, comm,
+                                  &req[nreq])))
             break;
         slot[r] = (signed char)nreq++;
     }
@@ -209,7 +209,7 @@ int coll_flags_gather(const coll_call_t *c)
         memcpy(rb + coll_blk_off(c, root, es), c->sbuf,
                c->count * es);
     for (int i = 1; i < p && !rc; i++) {
-        int r = after(root, i, p);
+        int r = coll_flags_after(root, i, p);
         size_t n = coll_blk_bytes(c, r, es);
         unsigned char *dst = rb + coll_blk_off(c, r, es);
         int pre = slot ? slot[r] : -1, first;
@@ -224,7 +224,7 @@ int coll_flags_gather(const coll_call_t *c)
             break;
         if (first)          /* its message is in: the line can only agree */
             continue;
-                uint64_t len;
+        uint64_t len;
         memcpy(&len, src, 8);
         if (len == COLL_FLAGS_BY_MSG) {
             if (pre >= 0)
@@ -286,7 +286,8 @@ int coll_flags_scatter(const coll_call_t *c)
         /* a block over its share comes by message: receive it at once, so
            an eager one finds its buffer */
         struct vc_request *r = NULL;
-        if (n > coll_flags_share(cap, p) && (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
+        if (n > coll_flags_share(cap, p) &&
+            (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
             return rc;
         int first;
         const unsigned char *src;
@@ -330,7 +331,7 @@ int coll_flags_scatter(const coll_call_t *c)
     size_t used = (size_t)p * sizeof(coll_flags_ent_t), fit = coll_flags_share(cap, p);
     coll_line_w_t w = {.data = line};
     for (int i = 1; i <= p; i++) {
-        int r = after(root, i, p);
+        int r = coll_flags_after(root, i, p);
         size_t n = coll_blk_bytes(c, r, es);
         coll_flags_ent_t e = {0, 0};
         if (r == root) {
@@ -347,10 +348,10 @@ int coll_flags_scatter(const coll_call_t *c)
         coll_line_put(&w, (size_t)r * sizeof e, &e, sizeof e);
     }
     coll_line_end(&w);
-    /* the messages first: a rank that reads COLL_FLAGS_BY_MSG finds its message on
+    /* the messages first: a rank that reads BY_MSG finds its message on
        the way, or already there */
     for (int i = 1; bymsg && i < p && !rc; i++) {
-        int r = after(root, i, p);
+        int r = coll_flags_after(root, i, p);
         coll_flags_ent_t e;
         memcpy(&e, line + (size_t)r * sizeof e, sizeof e);
         if (e.len != COLL_FLAGS_BY_MSG)
@@ -362,8 +363,8 @@ int coll_flags_scatter(const coll_call_t *c)
             nreq = 0;
         }
         size_t n = coll_blk_bytes(c, r, es);
-        rc = coll_flags_post(1, (void *)(sb + coll_blk_off(c, r, es)), n, r,
-                  tag, comm, &req[nreq]);
+        rc = coll_flags_post(1, (void *)(sb + coll_blk_off(c, r, es)), n, r, tag, comm,
+                             &req[nreq]);
         if (!rc && req[nreq] && req[nreq]->done && req[nreq]->status.error) {
             rc = req[nreq]->status.error;
             req_free(req[nreq]);
@@ -377,7 +378,7 @@ int coll_flags_scatter(const coll_call_t *c)
        (before the line is published; past 64 blocks by message it may be
        out already, and a failure there is left to the transport's) */
     for (int i = failed; i && i < p; i++) {
-        int r = after(root, i, p);
+        int r = coll_flags_after(root, i, p);
         coll_flags_ent_t e;
         memcpy(&e, line + (size_t)r * sizeof e, sizeof e);
         if (e.len == COLL_FLAGS_BY_MSG) {

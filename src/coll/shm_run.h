@@ -95,10 +95,19 @@ static inline size_t coll_blk_off(const coll_call_t *c, int r, size_t es)
     return (coll_kind_vector(c->kind) ? c->v->displs[r] : (size_t)r * c->count) * es;
 }
 
-/* shm_flags_rooted.c: gather(v) and scatter(v) through the slots; the
-   line bytes a call of kind needs (bytes: the block; v forms and
-   alltoallv: any) */
-size_t coll_flags_rooted_need(int kind, size_t bytes, int p);
+/* The line bytes a flags call of kind needs (bytes: its vector or block,
+   total: all blocks of an alltoall or allgather(v); the other vector forms
+   need only their table, big blocks going by message), SIZE_MAX for a
+   kind without a flags variant: what route.c asks the slots for. */
+size_t coll_flags_need(int kind, size_t bytes, size_t total, int p);
+/* the rank i places after r, 0 < i <= p (no divide: the loops over the
+   ranks run on the way to publishing, which the others wait for) */
+static inline int coll_flags_after(int r, int i, int p)
+{
+    r += i;
+    return r >= p ? r - p : r;
+}
+/* shm_flags_rooted.c: gather(v) and scatter(v) through the slots */
 int coll_flags_gather(const coll_call_t *c);
 int coll_flags_scatter(const coll_call_t *c);
 /* shm_flags_alltoallv.c: alltoallv through the slots (not in place) */

@@ -41,7 +41,7 @@ static void check_flags(vc_comm_t comm, int kind, size_t count, uint64_t before,
 {
     int p;
     vc_comm_size(comm, &p);
-    int fits = coll_flags_rooted_need(kind, count * 4, p) <= NET_SHM_SLOT_BYTES - 8;
+    int fits = coll_flags_need(kind, count * 4, 0, p) <= NET_SHM_SLOT_BYTES - 8;
     if (rooted_flags && comm == VC_COMM_WORLD && p > 1 && fits &&
         coll_shm_calls(comm, kind) != before + 1)
         FAIL("%s forced to flags did not run through the node's slots", what);
