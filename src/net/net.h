@@ -154,6 +154,12 @@ int net_plan(const struct vc_config *cfg, const struct boot_info *b, net_plan_t 
  * differs from rank 0). The caller fails the peer. */
 void net_peer_missing(const net_env_t *env, int peer, const char *what);
 
+/* fault.c: a fault-injection setting "A>B@N" (testing only; name is the
+ * setting's, for the message): *peer = B and *after = N on rank A, *peer =
+ * -1 elsewhere or when spec is empty; VC_ERR_ARG, logged, when malformed */
+int net_fault_spec(const net_env_t *env, const char *name, const char *spec, int *peer,
+                   int *after);
+
 /* pid_alive.c: 1 when the process (on this node) is gone or a zombie;
  * 0 for pid <= 0 (not known: the peer is on another node) */
 int net_pid_gone(pid_t pid);

@@ -23,3 +23,6 @@ test_mp_mp_persistent_LDADD = libvcoll.la
 check_PROGRAMS += test/mp/mp_neighbor
 test_mp_mp_neighbor_SOURCES = test/mp/mp_neighbor.c test/mp/mp_util.h
 test_mp_mp_neighbor_LDADD = $(MP_LDADD)
+check_PROGRAMS += test/mp/mp_fault
+test_mp_mp_fault_SOURCES = test/mp/mp_fault.c test/mp/mp_util.h
+test_mp_mp_fault_LDADD = $(MP_LDADD)

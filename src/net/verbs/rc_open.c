@@ -182,21 +182,10 @@ int net_rc_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     r->me = env->rank;
     r->size = env->size;
     r->ncand = ncand;
-    r->fault_peer = -1;
-    if (cfg->fault_rc_err[0]) {
-        int a, b, n;
-        char extra;
-        if (sscanf(cfg->fault_rc_err, "%d>%d@%d%c", &a, &b, &n, &extra) != 3 ||
-            a < 0 || a >= env->size || b < 0 || b >= env->size || a == b || n < 1) {
-            LOG_ERR("VCOLL_FAULT_RC_ERR=%s: expected A>B@N (ranks A != B below %d, N >= 1)",
-                    cfg->fault_rc_err, env->size);
-            free(r);
-            return VC_ERR_ARG;
-        }
-        if (a == env->rank) {
-            r->fault_peer = b;
-            r->fault_after = n;
-        }
+    if (net_fault_spec(env, "VCOLL_FAULT_RC_ERR", cfg->fault_rc_err, &r->fault_peer,
+                       &r->fault_after)) {
+        free(r);
+        return VC_ERR_ARG;
     }
     /* one eager message (p2p header + up to VCOLL_EAGER_LIMIT) per packet,
        capped so the SRQ's memory stays bounded */
