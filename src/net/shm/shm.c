@@ -90,6 +90,7 @@ typedef struct net_shm {
                                    use, 0 when free */
     int fault_peer, fault_after; /* VCOLL_FAULT_SHM_SEND: the broken link's
                                    world rank (-1: none), sends left to it */
+    net_ops_t fault_ops;        /* shm_ops with shm_send_fault, when set */
 } net_shm_t;
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -112,30 +113,29 @@ static uint8_t *ring_base(net_shm_t *s, int from, int to)
     return (uint8_t *)s->seg + round_up(sizeof *h, 4096) + ((size_t)from * s->nlocal + (size_t)to) * rb;
 }
 
-/* fault injection: the link to fault_peer works for fault_after - 1 sends,
-   then fails every one (as a broken connection would; the peer sees
-   nothing) */
-static int shm_fault(net_shm_t *s)
-{
-    if (s->fault_after > 1) {
-        s->fault_after--;
-        return 0;
-    }
-    if (s->fault_after == 1) {
-        s->fault_after = 0;
-        LOG_WARN("shm: VCOLL_FAULT_SHM_SEND: the link to rank %d is broken from now on",
-                 s->fault_peer);
-    }
-    return 1;
-}
-
 static int shm_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 {
     net_shm_t *s = (net_shm_t *)n;
-    if (peer == s->fault_peer && shm_fault(s))
-        return VC_ERR_TRANSPORT;
     int l = s->local_of[peer];
     return shm_ring_push(&s->out[l], iov, iovcnt) ? NET_AGAIN : VC_SUCCESS;
+}
+
+/* send with VCOLL_FAULT_SHM_SEND set (the ops of such an instance only, so
+   the usual send has nothing to check): the link to fault_peer works for
+   fault_after - 1 sends, then fails every one, as a connection broken at
+   this end would; the peer sees nothing */
+static int shm_send_fault(net_t *n, int peer, const struct iovec *iov, int iovcnt)
+{
+    net_shm_t *s = (net_shm_t *)n;
+    if (peer != s->fault_peer || s->fault_after > 1) {
+        s->fault_after -= peer == s->fault_peer;
+        return shm_send(n, peer, iov, iovcnt);
+    }
+    if (s->fault_after == 1) {
+        s->fault_after = 0;
+        LOG_WARN("shm: VCOLL_FAULT_SHM_SEND: the link to rank %d is broken from now on", peer);
+    }
+    return VC_ERR_TRANSPORT;
 }
 
 static int shm_progress(net_t *n)
@@ -388,6 +388,11 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
                        &s->fault_after)) {
         shm_close(&s->base);
         return VC_ERR_ARG;
+    }
+    if (s->fault_peer >= 0) {
+        s->fault_ops = shm_ops;
+        s->fault_ops.send = shm_send_fault;
+        s->base.ops = &s->fault_ops;
     }
     for (int r = 0; r < env->size; r++)
         s->local_of[r] = -1;
