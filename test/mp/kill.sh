@@ -4,7 +4,8 @@
 # report: mpirun --enable-recovery keeps the job alive, so the launcher's
 # message cannot stand in for it) -- never a hang. Then mp_scoped checks
 # that the failure stays scoped: the survivors' own communicator keeps
-# working. No /dev/shm litter afterwards.
+# working. No /dev/shm litter afterwards. A malformed VCOLL_FAULT_SHM_SEND
+# is refused at vc_init.
 set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 prog=./test/mp/mp_kill
@@ -56,5 +57,17 @@ done
 # own loop, not the progress loop): the same bound
 MP_KILL_MODE=persistent check "mpirun np=3 kill -9 during persistent waits" 3 \
     "detected failure of rank " mpirun -x MP_KILL_MODE -np 3 $prog
+# a malformed fault setting is refused at vc_init by every rank, naming it
+for spec in '0>0@1' '0>2@1' '0>1@0' '0>1'; do
+    out=$(mpirun -np 2 -x "VCOLL_FAULT_SHM_SEND=$spec" ./test/mp/mp_fault 2>&1)
+    n=$(echo "$out" | grep -cF "VCOLL_FAULT_SHM_SEND=$spec: expected A>B@N")
+    if [ "$n" -eq 2 ] && echo "$out" | grep -q "vc_init: invalid argument"; then
+        echo "PASS: VCOLL_FAULT_SHM_SEND=$spec refused"; pass=$((pass + 1))
+    else
+        echo "FAIL: VCOLL_FAULT_SHM_SEND=$spec: $n of 2 ranks refused it"
+        echo "$out" | sed 's/^/    | /' | tail -10
+        fail=$((fail + 1))
+    fi
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
