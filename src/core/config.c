@@ -44,6 +44,8 @@ static const cfg_entry_t table[] = {
      "log level: error|warn|info|debug (lines carry the rank)"},
     {"VCOLL_SHM_CMA", T_ENUM, F(shm_cma), "auto", cma_names, 0, 0,
      "single-copy large shm messages with process_vm_readv: auto|off|on"},
+    {"VCOLL_SHM_PULL_MIN", T_SIZE, F(shm_pull_min), "0", NULL, 0, 1L << 30,
+     "smallest shm message read with one process_vm_readv; smaller ones past the eager limit are streamed through the rings; 0 = from the cost of that call, measured at start-up"},
     {"VCOLL_SHM_CELLS", T_INT, F(shm_cells), "16", NULL, 2, 4096,
      "cells in each sender->receiver shared-memory ring"},
     {"VCOLL_SHM_COLL_MAX", T_SIZE, F(shm_coll_max), "64m", NULL, 0, 1L << 40,

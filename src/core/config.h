@@ -29,6 +29,7 @@ typedef struct vc_config {
     int log_level;           /* VCOLL_LOG */
     int shm_cma;             /* VCOLL_SHM_CMA */
     int shm_cells;           /* VCOLL_SHM_CELLS: cells per sender->receiver ring */
+    size_t shm_pull_min;     /* VCOLL_SHM_PULL_MIN: 0 = from the measured CMA call */
     size_t shm_coll_max;     /* VCOLL_SHM_COLL_MAX: collective segments per node (bytes) */
     int spin;                /* VCOLL_SPIN: empty polls before yielding */
     double peer_check;       /* VCOLL_PEER_CHECK: seconds between liveness checks */

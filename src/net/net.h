@@ -133,6 +133,9 @@ struct net {
                                <= split_min; 0: split_min applies) */
     size_t eager_cap;       /* largest payload worth sending eagerly here, when
                                smaller than VCOLL_EAGER_LIMIT (0 = no cap) */
+    size_t pull_min;        /* a rendezvous message from this size is pulled
+                               (get); a smaller one the receiver asks the
+                               sender to stream (0: pull every one) */
     net_upcalls_t up;
 };
 
@@ -174,6 +177,9 @@ int net_pid_gone(pid_t pid);
 int net_self_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
 
 int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
+/* the smallest message worth pulling with process_vm_readv when one call
+   costs call_us microseconds (shm.c) */
+size_t net_shm_pull_min(double call_us);
 int net_shm_connect(net_t *n);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */

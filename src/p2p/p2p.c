@@ -232,6 +232,12 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
         p2p_on_get_done(st, r, VC_SUCCESS);
         return;
     }
+    if (want < n->pull_min) {
+        /* the transport's pull costs more than the copies streaming adds
+           at this size (shm: one process_vm_readv against a second copy) */
+        rndv_stream(st, r);
+        return;
+    }
     int rc = n->ops->get ? n->ops->get(n, world_src, r->buf, split_ask(st, r, n, sreq, addr, want, flags),
                                        addr, key, r)
                          : VC_ERR_UNSUPPORTED;

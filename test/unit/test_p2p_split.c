@@ -35,7 +35,7 @@
 static unsigned char remote[MSG], rbuf[MSG + 64], sbuf[MSG];
 
 /* the fake transport's state: what the test sets and what it records */
-static int refuse_get, claim_mine, claim_sender, put_status, nput, nclose;
+static int refuse_get, claim_mine, claim_sender, put_status, nput, nclose, nget;
 static uint64_t put_raddr;
 static size_t put_len;
 static const void *put_src;
@@ -65,6 +65,7 @@ static int f_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
                  const net_key_t *key, void *cookie)
 {
     (void)n, (void)peer, (void)key;
+    nget++;
     if (refuse_get)
         return VC_ERR_UNSUPPORTED;
     memcpy(dst, (const void *)(uintptr_t)raddr, len);
@@ -109,7 +110,7 @@ static net_t f_net = {.ops = &f_ops, .name = "test", .max_packet = 4096,
 
 static void reset(void)
 {
-    refuse_get = claim_mine = claim_sender = put_status = nput = nclose = nsent = 0;
+    refuse_get = claim_mine = claim_sender = put_status = nput = nclose = nsent = nget = 0;
     for (size_t i = 0; i < MSG; i++)
         remote[i] = (unsigned char)(i * 7 + 3);
     memset(rbuf, 0xee, sizeof rbuf);
@@ -315,6 +316,48 @@ static void test_lone(void)
     req_free(r);
 }
 
+/* Below the transport's pull_min the receiver never pulls (no get, no
+   split): it asks for the whole message as a stream at once (CTS); from
+   pull_min on it pulls as before */
+static void test_pull_min(void)
+{
+    reset();
+    claim_mine = 1;
+    f_net.pull_min = MSG + 1;
+    struct vc_request *r = recv_rts(MSG);
+    CU_ASSERT(!r->done);
+    CU_ASSERT_EQUAL(nget, 0);
+    CU_ASSERT(nsent == 1 && sent[0] == P2P_CTS);
+    p2p_cts_t cts;
+    memcpy(&cts, last_pkt, sizeof cts);
+    CU_ASSERT_EQUAL(cts.len, MSG);
+    CU_ASSERT_EQUAL(cts.sreq, 0x77);
+    p2p_cancel(p2p_world, r);
+    req_free(r);
+
+    reset();
+    claim_mine = 1;
+    f_net.pull_min = MSG;
+    r = recv_rts(MSG);
+    CU_ASSERT(r->done);
+    CU_ASSERT(nget > 0);
+    check_bytes(MSG, "pulled at pull_min");
+    req_free(r);
+    f_net.pull_min = 0;
+}
+
+/* the shm transport's pull_min from the timed call: the old 4 KiB edge
+   on a cheap call, 16 KiB per microsecond of it, at most 256 KiB */
+static void test_shm_pull_min(void)
+{
+    CU_ASSERT_EQUAL(net_shm_pull_min(0), 4097);
+    CU_ASSERT_EQUAL(net_shm_pull_min(0.2), 4097);
+    CU_ASSERT_EQUAL(net_shm_pull_min(1.0), 16384);
+    CU_ASSERT_EQUAL(net_shm_pull_min(2.5), 40960);
+    CU_ASSERT_EQUAL(net_shm_pull_min(100), 256 * 1024);
+    CU_ASSERT_EQUAL(net_shm_pull_min(-1), 4097);
+}
+
 /* As the sender: an RTS says LONE when no other rendezvous send of mine
    is alive (not yet freed) and no receive is posted, BUSY when one is */
 static void test_lone_flag(void)
@@ -371,6 +414,8 @@ int main(void)
     CU_add_test(su, "as the sender: HELP checked, put, HELPED", test_sender_side);
     CU_add_test(su, "below split_min: only a lone sender, never a hot receive", test_lone);
     CU_add_test(su, "as the sender: LONE while no other rendezvous send lives", test_lone_flag);
+    CU_add_test(su, "below pull_min: streamed, never pulled", test_pull_min);
+    CU_add_test(su, "shm: pull_min from the timed call", test_shm_pull_min);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned nf = CU_get_number_of_failures();

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "vcoll.h"
 #include "../net.h"
+#include "../../core/clock.h"
 #include "../../core/config.h"
 #include "../../core/log.h"
 #include "../../boot/boot.h"
@@ -41,6 +42,51 @@
  * eager 0.99 us, 8 KiB eager 2.05 us, 16 KiB rendezvous 1.25 us; so 8 KiB
  * goes by rendezvous too (numbers in the commit that set this). */
 #define SHM_CMA_EAGER_MAX 4096
+
+/* Past the eager limit a message is either pulled with one
+ * process_vm_readv or streamed through the rings (two copies, packet by
+ * packet). A pull's fixed price is the system call, which differs tenfold
+ * between machines: 2.45 us for 64 bytes on a sandboxed 2-core EPYC VM
+ * (getppid 1 us there), a few tenths of a microsecond on bare metal. So
+ * each rank times the call at start-up (the least of SHM_CMA_PROBES reads
+ * of 64 bytes from itself) and streams what is smaller than
+ * SHM_PULL_PER_US bytes per microsecond of it, no less than the old
+ * 4 KiB edge and no more than SHM_PULL_MAX. The rate is the crossover
+ * measured on that VM, np 2 vcoll_osu_latency: pulled 8/16/32/64 KiB
+ * 3.56/3.67/4.26/5.15 us, streamed (eager to 8 KiB) 1.13/2.20/3.22/5.28;
+ * even near 48 KiB, 2.45 us x 16 KiB/us = 40 KiB. Only the sender's
+ * eager choice and the receiver's pull choice depend on it, and either
+ * end takes any packet the other sends, so ranks need not agree. */
+#define SHM_CMA_PROBES 16
+#define SHM_PULL_PER_US 16384.0
+#define SHM_PULL_MAX (256u << 10)
+
+size_t net_shm_pull_min(double call_us)
+{
+    double b = call_us * SHM_PULL_PER_US;
+    if (!(b > SHM_CMA_EAGER_MAX))
+        return SHM_CMA_EAGER_MAX + 1;
+    return b < SHM_PULL_MAX ? (size_t)b : SHM_PULL_MAX;
+}
+
+/* microseconds of the cheapest of a few 64-byte reads of my own memory
+   through process_vm_readv; < 0 when the call is refused */
+static double cma_call_us(void)
+{
+    char src[64] = {1}, dst[64];
+    double best = -1;
+    for (int i = 0; i < SHM_CMA_PROBES; i++) {
+        struct iovec l = {dst, sizeof dst}, r = {src, sizeof src};
+        double t0 = core_wtime();
+        ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+        double t = (core_wtime() - t0) * 1e6;
+        if (got != (ssize_t)sizeof dst)
+            return -1;
+        if (best < 0 || t < best)
+            best = t;
+    }
+    return best;
+}
 
 /* Split copies: messages from SHM_SPLIT_MIN are copied part by the
  * receiver (process_vm_readv) and part by the sender (process_vm_writev)
@@ -225,6 +271,7 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
                  "will be copied through the segment", peer, strerror(errno));
         s->cma = 0;
         n->eager_cap = 0;
+        n->pull_min = 0;
         n->split_min = 0;
         n->split_lone_min = 0;
         return VC_ERR_UNSUPPORTED;
@@ -411,7 +458,19 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
      * 8 KiB blocks 30 us with rendezvous, 18 us eager. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int oversub = cores > 0 && s->nlocal > cores;
-    s->base.eager_cap = s->cma && !oversub ? SHM_CMA_EAGER_MAX : 0;
+    size_t pull = 0;
+    if (s->cma && !oversub) {
+        double us = env->cfg->shm_pull_min ? 0 : cma_call_us();
+        pull = env->cfg->shm_pull_min ? env->cfg->shm_pull_min
+                                      : net_shm_pull_min(us > 0 ? us : 0);
+        if (env->cfg->shm_pull_min)
+            LOG_DEBUG("shm: messages from %zu bytes pulled (VCOLL_SHM_PULL_MIN)", pull);
+        else
+            LOG_DEBUG("shm: messages from %zu bytes pulled (a 64-byte process_vm_readv: "
+                      "%.2f us)", pull, us);
+    }
+    s->base.eager_cap = pull > 1 ? pull - 1 : pull;
+    s->base.pull_min = pull;
     /* a sender that shares its core with the receiver cannot copy beside
        it: splitting would only add the request */
     s->base.split_min = s->cma && !oversub ? SHM_SPLIT_MIN : 0;
