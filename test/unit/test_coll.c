@@ -738,8 +738,9 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(talg(COLL_BARRIER, 1)->name, "dissemination");
     /* "shm": nothing to share with one rank per node; the segment barrier
        wherever two share a node; two ranks keep messages for small
-       reductions (a reduce streams through the segment from 512 KiB); a
-       core per rank takes the segment */
+       reductions (a reduce streams through the segment past the eager
+       packet, an allreduce from 512 KiB); a core per rank takes the
+       segment */
     coll_layout_t L;
     int one_node[8] = {0}, spread[4] = {0, 1, 2, 3};
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 4, spread), VC_SUCCESS);
@@ -749,8 +750,9 @@ static void test_select(void)
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 2, one_node), VC_SUCCESS);
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BARRIER, 0, 1, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
-    CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 15, 4, 0, 0), "shm");
-    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 18, 4, 0, 0), "shm");
+    CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 15, 4, 0, 0), "shm");
+    CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 15, 4, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "shm");
     coll_layout_free(&L);
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 8, one_node), VC_SUCCESS);
