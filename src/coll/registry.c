@@ -34,6 +34,7 @@ static const coll_alg_t algs[] = {
     {COLL_BCAST, "scatter_allgather", coll_bcast_scatter_allgather, RO, ALL, NULL, NULL},
     {COLL_BCAST, "hier", coll_bcast_hier, RO | NODE, ALL, NULL, NULL},
     {COLL_BCAST, "shm", NULL, RO | NODE | SHARED, BLK, coll_shm_fits, coll_shm_run},
+    {COLL_BCAST, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
 
     /* binomial roots its tree at rank 0 for non-commutative ops, then
        sends the result to the root; hier builds flat rank-ordered phases

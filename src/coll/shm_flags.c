@@ -296,6 +296,7 @@ int coll_flags_run(const coll_call_t *c, int *rc)
         *rc = flags_allreduce(c->comm, cc, c->sbuf, c->rbuf, c->count, c->dt, c->op);
         break;
     case COLL_REDUCE: *rc = coll_flags_reduce(c); break;
+    case COLL_BCAST: *rc = coll_flags_bcast(c); break;
     case COLL_GATHER:
     case COLL_GATHERV: *rc = coll_flags_gather(c); break;
     case COLL_ALLGATHER:

@@ -1,7 +1,10 @@
 /*
- * shm_flags_rooted.c -- small blocking gather, gatherv, scatter and
+ * shm_flags_rooted.c -- small blocking bcast, gather, gatherv, scatter and
  * scatterv for a world on one node through the node's flag slots
  * (shm_flags.c), no messages: the algorithm "flags" of each.
+ *
+ * Bcast: the root writes one line, a length word and the bytes, and
+ * leaves; every other rank copies them out.
  *
  * Gather: every rank writes its block into its own line (a length word,
  * then the bytes) and leaves; the root copies each line's block out as it
@@ -44,6 +47,7 @@ size_t coll_flags_need(int kind, size_t bytes, size_t total, int p)
     case COLL_ALLTOALL:
     case COLL_ALLGATHER:
     case COLL_ALLGATHERV: return total;
+    case COLL_BCAST:
     case COLL_GATHER: return 8 + bytes;
     case COLL_SCATTER: return (size_t)p * sizeof(coll_flags_ent_t) + (size_t)(p - 1) * bytes;
     case COLL_GATHERV: return 8;
@@ -266,6 +270,41 @@ int coll_flags_gather(const coll_call_t *c)
     if (!rc)
         cc->flags_seen = k;     /* every line of call k seen */
     return rc ? rc : err;
+}
+
+int coll_flags_bcast(const coll_call_t *c)
+{
+    struct vc_comm *comm = c->comm;
+    uint64_t n = c->count * dtype_size(c->dt), k;
+    size_t cap;
+    int tag;
+    unsigned char *line;
+    int rc = coll_flags_begin(c, &k, &tag, &line, &cap);
+    if (rc)
+        return rc;
+    if (comm->rank == c->root) {
+        /* (selection saw n + 8 fit; every rank asks with the same n) */
+        coll_line_w_t w = {.data = line};
+        coll_line_put(&w, 0, &n, 8);
+        coll_line_put(&w, 8, c->rbuf, (size_t)n);
+        coll_line_end(&w);
+        publish(comm, k);
+        return VC_SUCCESS;
+    }
+    publish(comm, k);   /* empty: I am past call k-1 */
+    const unsigned char *src;
+    int first;
+    if ((rc = coll_flags_await_line(comm, c->root, k, 0, 0, NULL, &first, &src)))
+        return rc;
+    uint64_t len;
+    memcpy(&len, src, 8);
+    if (len > cap - 8) {
+        LOG_WARN("bcast: the root's line in the node segment says %llu bytes, more than "
+                 "its %zu: dropped", (unsigned long long)len, cap - 8);
+        return VC_ERR_TRANSPORT;
+    }
+    memcpy(c->rbuf, src + 8, (size_t)(len < n ? len : n));
+    return len == n ? VC_SUCCESS : VC_ERR_TRUNCATE;
 }
 
 int coll_flags_scatter(const coll_call_t *c)

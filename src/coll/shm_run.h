@@ -107,7 +107,8 @@ static inline int coll_flags_after(int r, int i, int p)
     r += i;
     return r >= p ? r - p : r;
 }
-/* shm_flags_rooted.c: gather(v) and scatter(v) through the slots */
+/* shm_flags_rooted.c: bcast, gather(v) and scatter(v) through the slots */
+int coll_flags_bcast(const coll_call_t *c);
 int coll_flags_gather(const coll_call_t *c);
 int coll_flags_scatter(const coll_call_t *c);
 /* shm_flags_alltoallv.c: alltoallv through the slots (not in place) */
