@@ -178,8 +178,8 @@ int net_self_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
 
 int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out);
 /* the smallest message worth pulling with process_vm_readv when one call
-   costs call_us microseconds (shm.c) */
-size_t net_shm_pull_min(double call_us);
+   costs call_us microseconds and a hot 64 KiB memcpy copy64k_us (shm.c) */
+size_t net_shm_pull_min(double call_us, double copy64k_us);
 int net_shm_connect(net_t *n);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */

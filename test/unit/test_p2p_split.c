@@ -346,16 +346,18 @@ static void test_pull_min(void)
     f_net.pull_min = 0;
 }
 
-/* the shm transport's pull_min from the timed call: the old 4 KiB edge
-   on a cheap call, 16 KiB per microsecond of it, at most 256 KiB */
+/* the shm transport's pull_min from the timed call and copy: where the
+   call costs six hot copies of the bytes, the old 4 KiB edge at least,
+   256 KiB at most, 4 KiB when either timing failed */
 static void test_shm_pull_min(void)
 {
-    CU_ASSERT_EQUAL(net_shm_pull_min(0), 4097);
-    CU_ASSERT_EQUAL(net_shm_pull_min(0.2), 4097);
-    CU_ASSERT_EQUAL(net_shm_pull_min(1.0), 16384);
-    CU_ASSERT_EQUAL(net_shm_pull_min(2.5), 40960);
-    CU_ASSERT_EQUAL(net_shm_pull_min(100), 256 * 1024);
-    CU_ASSERT_EQUAL(net_shm_pull_min(-1), 4097);
+    CU_ASSERT_EQUAL(net_shm_pull_min(1.5, 1.0), 16384);
+    CU_ASSERT_EQUAL(net_shm_pull_min(3.0, 0.5), 65536);
+    CU_ASSERT_EQUAL(net_shm_pull_min(0.2, 2.0), 4097);    /* bare metal */
+    CU_ASSERT_EQUAL(net_shm_pull_min(100, 0.5), 256 * 1024);
+    CU_ASSERT_EQUAL(net_shm_pull_min(-1, 0.5), 4097);
+    CU_ASSERT_EQUAL(net_shm_pull_min(2.5, -1), 4097);
+    CU_ASSERT_EQUAL(net_shm_pull_min(2.5, 0), 4097);
 }
 
 /* As the sender: an RTS says LONE when no other rendezvous send of mine

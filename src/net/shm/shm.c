@@ -47,35 +47,43 @@
  * process_vm_readv or streamed through the rings (two copies, packet by
  * packet). A pull's fixed price is the system call, which differs tenfold
  * between machines: 2.45 us for 64 bytes on a sandboxed 2-core EPYC VM
- * (getppid 1 us there), a few tenths of a microsecond on bare metal. So
- * each rank times the call at start-up (the least of SHM_CMA_PROBES reads
- * of 64 bytes from itself) and streams what is smaller than
- * SHM_PULL_PER_US bytes per microsecond of it, no less than the old
- * 4 KiB edge and no more than SHM_PULL_MAX. The rate is the crossover
- * measured on that VM, np 2 vcoll_osu_latency: pulled 8/16/32/64 KiB
- * 3.56/3.67/4.26/5.15 us, streamed (eager to 8 KiB) 1.13/2.20/3.22/5.28;
- * even near 48 KiB, 2.45 us x 16 KiB/us = 40 KiB. Only the sender's
- * eager choice and the receiver's pull choice depend on it, and either
- * end takes any packet the other sends, so ranks need not agree. */
-#define SHM_CMA_PROBES 16
-#define SHM_PULL_PER_US 16384.0
+ * (getppid 1 us there), a few tenths of a microsecond on bare metal; a
+ * stream's price grows with the bytes. So each rank times both at
+ * start-up, the call (the least of SHM_PROBES reads of 64 bytes from
+ * itself) and a hot memcpy of 64 KiB, and streams what is smaller than
+ * the size where the call costs what the stream's extra copying does,
+ * taken as SHM_STREAM_COPIES hot copies per byte; never less than the
+ * old 4 KiB edge, at most SHM_PULL_MAX. On that VM, np 2
+ * vcoll_osu_latency, pulled 8/16/32/64 KiB 3.56/3.67/4.26/5.15 us,
+ * streamed (eager to 8 KiB) 1.13/2.20/3.22/5.28: the stream's slope is
+ * 0.047 us/KiB above the pull's, 4.8-5.4 times a hot memcpy's
+ * (0.0087-0.0098 us/KiB, run to run), and the two meet near 48 KiB; with
+ * 6 copies the formula gives 2.45 us / (6 x 0.57 us / 64 KiB) = 46 KiB,
+ * erring towards the pull the library always made before. Only the sender's eager choice and the receiver's pull
+ * choice depend on it, and either end takes any packet the other sends,
+ * so ranks need not agree. */
+#define SHM_PROBES 16
+#define SHM_STREAM_COPIES 6.0
 #define SHM_PULL_MAX (256u << 10)
 
-size_t net_shm_pull_min(double call_us)
+size_t net_shm_pull_min(double call_us, double copy64k_us)
 {
-    double b = call_us * SHM_PULL_PER_US;
+    if (!(call_us > 0) || !(copy64k_us > 0))
+        return SHM_CMA_EAGER_MAX + 1;
+    double b = call_us * 65536.0 / (SHM_STREAM_COPIES * copy64k_us);
     if (!(b > SHM_CMA_EAGER_MAX))
         return SHM_CMA_EAGER_MAX + 1;
     return b < SHM_PULL_MAX ? (size_t)b : SHM_PULL_MAX;
 }
 
 /* microseconds of the cheapest of a few 64-byte reads of my own memory
-   through process_vm_readv; < 0 when the call is refused */
+   through process_vm_readv (< 0 when refused), and of a hot 64 KiB memcpy
+   (< 0 when no memory) */
 static double cma_call_us(void)
 {
     char src[64] = {1}, dst[64];
     double best = -1;
-    for (int i = 0; i < SHM_CMA_PROBES; i++) {
+    for (int i = 0; i < SHM_PROBES; i++) {
         struct iovec l = {dst, sizeof dst}, r = {src, sizeof src};
         double t0 = core_wtime();
         ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
@@ -85,6 +93,26 @@ static double cma_call_us(void)
         if (best < 0 || t < best)
             best = t;
     }
+    return best;
+}
+
+static double copy64k_us(void)
+{
+    const size_t n = 64u << 10;
+    unsigned char *a = malloc(2 * n);
+    double best = -1;
+    if (!a)
+        return -1;
+    memset(a, 1, 2 * n);    /* faulted in and hot before the timing */
+    for (int i = 0; i < SHM_PROBES; i++) {
+        double t0 = core_wtime();
+        memcpy(a + n, a, n);
+        __asm__ __volatile__("" : : "r"(a) : "memory");
+        double t = (core_wtime() - t0) * 1e6;
+        if (best < 0 || t < best)
+            best = t;
+    }
+    free(a);
     return best;
 }
 
@@ -460,14 +488,15 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     int oversub = cores > 0 && s->nlocal > cores;
     size_t pull = 0;
     if (s->cma && !oversub) {
-        double us = env->cfg->shm_pull_min ? 0 : cma_call_us();
-        pull = env->cfg->shm_pull_min ? env->cfg->shm_pull_min
-                                      : net_shm_pull_min(us > 0 ? us : 0);
-        if (env->cfg->shm_pull_min)
+        pull = env->cfg->shm_pull_min;
+        if (pull) {
             LOG_DEBUG("shm: messages from %zu bytes pulled (VCOLL_SHM_PULL_MIN)", pull);
-        else
-            LOG_DEBUG("shm: messages from %zu bytes pulled (a 64-byte process_vm_readv: "
-                      "%.2f us)", pull, us);
+        } else {
+            double call = cma_call_us(), copy = copy64k_us();
+            pull = net_shm_pull_min(call, copy);
+            LOG_DEBUG("shm: messages from %zu bytes pulled (a 64-byte process_vm_readv "
+                      "%.2f us, a 64 KiB memcpy %.2f us)", pull, call, copy);
+        }
     }
     s->base.eager_cap = pull > 1 ? pull - 1 : pull;
     s->base.pull_min = pull;
