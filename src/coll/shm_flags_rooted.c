@@ -303,7 +303,9 @@ int coll_flags_bcast(const coll_call_t *c)
                  "its %zu: dropped", (unsigned long long)len, cap - 8);
         return VC_ERR_TRANSPORT;
     }
-    memcpy(c->rbuf, src + 8, (size_t)(len < n ? len : n));
+    size_t got = (size_t)(len < n ? len : n);
+    if (got)    /* (a count of 0 may come with no buffer) */
+        memcpy(c->rbuf, src + 8, got);
     return len == n ? VC_SUCCESS : VC_ERR_TRUNCATE;
 }
 

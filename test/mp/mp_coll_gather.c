@@ -355,8 +355,8 @@ static void test_overlap(void)
 /* Counts that disagree between ranks (erroneous, but must end in an
    error, not a hang or a write past a block): the root of a scatterv
    sends rank 1 twice what rank 1 expects, and rank 1 sends the root of a
-   gatherv twice what it expects; small (eager) and big (rendezvous). The
-   receiver gets VC_ERR_TRUNCATE. */
+   gatherv twice what it expects; small (eager) and big (rendezvous); a
+   small bcast likewise. The receiver gets VC_ERR_TRUNCATE. */
 static void test_mismatch(void)
 {
     int p = mp_size, me = mp_rank;
@@ -394,6 +394,23 @@ static void test_mismatch(void)
                  big ? "a big" : "a small", me, got);
         if (me == 0 && all[stride + n] != GAP)
             FAIL("gatherv wrote past the block the root expects from rank 1");
+        /* bcast: the root sends 2n, rank 1 expects n (a leaf of every
+           bcast tree rooted at 0, so nobody waits on what it forwards);
+           where the slots (flags) or the binomial tree carry it. The
+           segment ("shm") and scatter_allgather do not check yet: the
+           first truncates in silence, the second waits for blocks that
+           never come. */
+        const char *alg = "";
+        OK(vc_coll_which(VC_COMM_WORLD, "bcast", 2 * n, VC_INT32, &alg));
+        if (!big && (!strcmp(alg, "flags") || !strcmp(alg, "binomial"))) {
+            for (size_t i = 0; i < stride; i++)
+                one[i] = me == 0 ? val(0, i) : GAP;
+            got = vc_bcast(one, me == 1 ? n : 2 * n, VC_INT32, 0, VC_COMM_WORLD);
+            if (got != (me == 1 ? VC_ERR_TRUNCATE : VC_SUCCESS))
+                FAIL("bcast, a block longer than rank 1 expects: rank %d got %d", me, got);
+            if (me == 1 && (one[n] != GAP || one[0] != val(0, 0) || one[n - 1] != val(0, n - 1)))
+                FAIL("bcast truncated on rank 1: its %zu elements wrong or written past", n);
+        }
         free(cnt); free(dsp); free(all); free(one);
     }
 }
