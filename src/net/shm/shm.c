@@ -59,9 +59,9 @@
  * 0.047 us/KiB above the pull's, 4.8-5.4 times a hot memcpy's
  * (0.0087-0.0098 us/KiB, run to run), and the two meet near 48 KiB; with
  * 6 copies the formula gives 2.45 us / (6 x 0.57 us / 64 KiB) = 46 KiB,
- * erring towards the pull the library always made before. Only the sender's eager choice and the receiver's pull
- * choice depend on it, and either end takes any packet the other sends,
- * so ranks need not agree. */
+ * erring towards the pull the library always made before. Only the
+ * sender's eager choice and the receiver's pull choice depend on it, and
+ * either end takes any packet the other sends, so ranks need not agree. */
 #define SHM_PROBES 16
 #define SHM_STREAM_COPIES 6.0
 #define SHM_PULL_MAX (256u << 10)
