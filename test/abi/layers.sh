@@ -22,16 +22,19 @@ debt=$src/test/abi/layers.debt
 command -v ${NM%% *} >/dev/null || { echo "layers.sh: nm (binutils) not found"; exit 77; }
 [ -r "$doc" ] || { echo "layers.sh: $doc missing"; exit 1; }
 
-# layer of a path below src/ (net/verbs and net/shm are layers of their own)
-layer_of() {
-    case $1 in
-    core/ctx.[ch]|core/ctx.o) echo ctx ;;   # the context: handles of every layer
-    net/verbs/*) echo net/verbs ;;
-    net/shm/*) echo net/shm ;;
-    */*) echo "${1%%/*}" ;;
-    *) echo public ;;       # vcoll.h and friends: the public contract
-    esac
+# layer of a path below src/ (net/verbs and net/shm are layers of their
+# own), in awk: the script runs every path through it in one process, since
+# a fork per line cost most of a minute on a box with slow process creation
+layer_awk='
+function layer_of(p) {
+    if (p ~ /^core\/ctx\.[cho]$/) return "ctx"   # the context: handles of every layer
+    if (p ~ /^net\/verbs\//) return "net/verbs"
+    if (p ~ /^net\/shm\//) return "net/shm"
+    if (p ~ /\//) { sub(/\/.*/, "", p); return p }
+    return "public"                              # vcoll.h and friends: the public contract
 }
+function rel_of(o) { sub(/^src\//, "", o); sub(/\.libs\//, "", o); return o }
+function base(p) { sub(/.*\//, "", p); return p }'
 
 # the table: "| layer | may use |" rows between the two marker comments
 declare -A may
@@ -47,43 +50,52 @@ allowed() {   # from to
 }
 
 uses=$(mktemp)
-trap 'rm -f "$uses" "$uses.def"' EXIT
+trap 'rm -f "$uses"' EXIT
 
-# ---- symbols
+# ---- symbols: one nm over every object for the definitions, one for the
+# undefined references ("file:addr T sym" and "file:   U sym" with -A)
 objs=$(cd "$build" && find src -path '*/.libs/*.o' | sort)
 [ -n "$objs" ] || { echo "layers.sh: no objects under $build/src (build first)"; exit 1; }
-for o in $objs; do
-    rel=${o#src/}; rel=${rel/.libs\//}
-    l=$(layer_of "$rel")
-    $NM --defined-only -g "$build/$o" 2>/dev/null | awk -v l="$l" 'NF == 3 {print $3, l}'
-done | sort -u -k1,1 > "$uses.def"
 # the exported API (src/vcoll.map): what mpi/ and tools/ may call
 public=$(sed -n 's/^[[:space:]]*\(vc_[A-Za-z0-9_]*\);.*/\1/p' "$src/src/vcoll.map" | tr '\n' ' ')
-for o in $objs; do
-    rel=${o#src/}; rel=${rel/.libs\//}
-    l=$(layer_of "$rel")
-    $NM -u "$build/$o" 2>/dev/null | awk '{print $NF}' | sort -u |
-        join - "$uses.def" |
-        awk -v l="$l" -v f="${rel##*/}" -v pub=" $public " '
-            $2 == l { next }
-            (l == "mpi" || l == "tools") && index(pub, " " $1 " ") { next }
-            { print l, $2, "sym", $1, f }'
-done >> "$uses"
+{
+    (cd "$build" && $NM -A --defined-only -g $objs 2>/dev/null) | sed 's/^/D /'
+    (cd "$build" && $NM -A -u $objs 2>/dev/null) | sed 's/^/U /'
+} | awk -v pub=" $public " "$layer_awk"'
+    { f = $2; sub(/:.*/, "", f); l = layer_of(rel_of(f)) }
+    $1 == "D" && NF == 4 { if (!($4 in def)) def[$4] = l; next }
+    $1 == "U" {
+        s = $NF; k = f SUBSEP s
+        if (!(s in def) || def[s] == l || k in seen) next
+        seen[k] = 1
+        if ((l == "mpi" || l == "tools") && index(pub, " " s " ")) next
+        print l, def[s], "sym", s, base(rel_of(f))
+    }' >> "$uses"
 
-# ---- headers
+# ---- headers: #include "dir/x.h" or "../dir/x.h" that leaves the folder
 (cd "$src/src" && grep -rn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' --include='*.c' --include='*.h' .) |
-while IFS= read -r line; do
-    file=${line%%:*}; file=${file#./}
-    inc=$(echo "$line" | sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/')
-    l=$(layer_of "$file")
-    case $inc in
-    ../*) p=$(cd "$src/src/$(dirname "$file")" && realpath -m --relative-to="$src/src" "$inc") ;;
-    */*) p=$inc ;;
-    *) continue ;;          # same folder, or the public vcoll.h
-    esac
-    t=$(layer_of "$p")
-    [ "$t" != "$l" ] && echo "$l $t inc $p ${file##*/}"
-done >> "$uses"
+awk "$layer_awk"'
+    function norm(p,   n, i, k, seg, out) {   # resolve . and .. (realpath -m)
+        n = split(p, seg, "/"); k = 0
+        for (i = 1; i <= n; i++) {
+            if (seg[i] == "" || seg[i] == ".") continue
+            if (seg[i] == "..") { if (k > 0) k--; continue }
+            out[++k] = seg[i]
+        }
+        p = ""
+        for (i = 1; i <= k; i++) p = p (i > 1 ? "/" : "") out[i]
+        return p
+    }
+    {
+        file = $0; sub(/:.*/, "", file); sub(/^\.\//, "", file)
+        inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+        l = layer_of(file)
+        if (inc ~ /^\.\.\//) { d = file; sub(/\/?[^\/]*$/, "", d); p = norm(d "/" inc) }
+        else if (inc ~ /\//) p = inc
+        else next                       # same folder, or the public vcoll.h
+        t = layer_of(p)
+        if (t != l) print l, t, "inc", p, base(file)
+    }' >> "$uses"
 
 # ---- judge
 bad=0

@@ -6,4 +6,6 @@ if ! command -v srun >/dev/null || ! sinfo -h -o %T 2>/dev/null | grep -q idle; 
     echo "SKIP: no Slurm controller is up (run contrib/slurm-local.sh start)"
     exit 77
 fi
-exec "${srcdir:-.}/test/mp/run-mp.sh" --launcher srun --builddir . --srcdir "${srcdir:-.}" --np-max $(( ${MP_NP_MAX:-4} < 4 ? ${MP_NP_MAX:-4} : 4 ))
+# MP_SRUN_SMOKE=1: each program once (run-mp.sh's MP_SMOKE), here only
+MP_SMOKE=${MP_SRUN_SMOKE:-${MP_SMOKE:-0}} \
+    exec "${srcdir:-.}/test/mp/run-mp.sh" --launcher srun --builddir . --srcdir "${srcdir:-.}" --np-max $(( ${MP_NP_MAX:-4} < 4 ? ${MP_NP_MAX:-4} : 4 ))
