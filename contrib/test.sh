@@ -114,7 +114,8 @@ dist_check() {
 no_cunit_check() {
     local d=$top/_build-nocunit out
     mkdir -p "$d" && cd "$d" || return 1
-    "$top/configure" -q ac_cv_header_CUnit_Basic_h=no > configure.out 2>&1 || { cat configure.out; return 1; }
+    # -O0: this build is never run, only built (a quarter faster)
+    "$top/configure" -q ac_cv_header_CUnit_Basic_h=no CFLAGS=-O0 > configure.out 2>&1 || { cat configure.out; return 1; }
     grep -q "libcunit1-dev" configure.out || { echo "configure did not warn about CUnit"; return 1; }
     make -j2 >/dev/null || return 1
     [ -f .libs/libvcoll.so ] || { echo "libvcoll.so not built"; return 1; }
