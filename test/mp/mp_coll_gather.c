@@ -505,7 +505,7 @@ static void test_errors(void)
 }
 
 /* Rooted calls back to back with nothing between them but other small
-   collectives, roots moving: through the node's slots a rank that only
+   collectives, roots moving (gather, scatterv, bcast, reduce): through the node's slots a rank that only
    writes its line (gather) or reads one (scatter) may run calls ahead of
    the others, and must never overwrite a line someone still reads. Every
    value depends on the round, so a line reused too early shows. */
@@ -543,6 +543,31 @@ static void test_stream(void)
                 FAIL("stream round %d scatterv from %d: elem %zu", it, root2, i);
                 return;
             }
+        /* a bcast and a reduce from other moving roots: their non-roots
+           (bcast) and root (reduce) only publish an empty line and may
+           run ahead without settling (shm_flags_rooted.c) */
+        int root3 = (it * 5 + 1) % p, root4 = (it * 3 + 2) % p;
+        int32_t b[3] = {0, 0, 0}, r[3];
+        if (me == root3)
+            for (int i = 0; i < 3; i++)
+                b[i] = val(root3, (size_t)(it * 3 + i));
+        OK(vc_bcast(b, 3, VC_INT32, root3, VC_COMM_WORLD));
+        for (int i = 0; i < 3; i++)
+            if (b[i] != val(root3, (size_t)(it * 3 + i))) {
+                FAIL("stream round %d bcast from %d: elem %d", it, root3, i);
+                return;
+            }
+        for (int i = 0; i < 3; i++)
+            b[i] = it * (i + 1) + me;
+        OK(vc_reduce(b, r, 3, VC_INT32, VC_SUM, root4, VC_COMM_WORLD));
+        if (me == root4)
+            for (int i = 0; i < 3; i++)
+                if (r[i] != p * it * (i + 1) + p * (p - 1) / 2) {
+                    FAIL("stream round %d reduce to %d: elem %d", it, root4, i);
+                    return;
+                }
+        if (it % 13 == me % 13)
+            usleep(200);    /* one rank late now and then: other orders */
         if (it % 5 == 0) {
             x = it + me;
             OK(vc_allreduce(&x, &sum, 1, VC_INT32, VC_SUM, VC_COMM_WORLD));
@@ -553,6 +578,63 @@ static void test_stream(void)
         }
         if (it % 7 == 0)
             OK(vc_barrier(VC_COMM_WORLD));
+    }
+}
+
+/* Bursts of one rooted call from one root while one other rank comes
+   late: a writer that never waits for anyone (a bcast's or scatter's root,
+   a gather's or reduce's non-roots) must still not reuse its line before
+   the late rank has read it. Each call's values are its own, so a line
+   overwritten two calls early shows as the wrong round. */
+static void test_burst(void)
+{
+    int me = mp_rank, p = mp_size, root = 0, late = p - 1;
+    int32_t v[2], all[2 * 64];
+    if (p < 2 || p > 64)
+        return;
+    for (int kind = 0; kind < 4; kind++) {
+        if (me == late)
+            usleep(3000);
+        for (int it = 0; it < 24; it++) {
+            int tag = kind * 1000 + it;
+            switch (kind) {
+            case 0:     /* bcast: the root writes */
+                v[0] = me == root ? tag : -1;
+                v[1] = me == root ? -tag : -1;
+                OK(vc_bcast(v, 2, VC_INT32, root, VC_COMM_WORLD));
+                if (v[0] != tag || v[1] != -tag)
+                    FAIL("burst bcast %d: got %d,%d", it, v[0], v[1]);
+                break;
+            case 1:     /* scatter: the root writes */
+                if (me == root)
+                    for (int q = 0; q < p; q++) {
+                        all[2 * q] = tag + q;
+                        all[2 * q + 1] = -tag;
+                    }
+                OK(vc_scatter(all, v, 2, VC_INT32, root, VC_COMM_WORLD));
+                if (v[0] != tag + me || v[1] != -tag)
+                    FAIL("burst scatter %d: got %d,%d", it, v[0], v[1]);
+                break;
+            case 2:     /* gather: the non-roots write */
+                v[0] = tag + me;
+                v[1] = -tag;
+                OK(vc_gather(v, all, 2, VC_INT32, root, VC_COMM_WORLD));
+                for (int q = 0; me == root && q < p; q++)
+                    if (all[2 * q] != tag + q || all[2 * q + 1] != -tag) {
+                        FAIL("burst gather %d: rank %d's block %d,%d", it, q, all[2 * q],
+                             all[2 * q + 1]);
+                        break;
+                    }
+                break;
+            default:    /* reduce: the non-roots write */
+                v[0] = tag;
+                v[1] = me;
+                OK(vc_reduce(v, all, 2, VC_INT32, VC_SUM, root, VC_COMM_WORLD));
+                if (me == root && (all[0] != p * tag || all[1] != p * (p - 1) / 2))
+                    FAIL("burst reduce %d: got %d,%d", it, all[0], all[1]);
+                break;
+            }
+        }
     }
 }
 
@@ -570,6 +652,7 @@ int main(int argc, char **argv)
     test_comm(half);
     OK(vc_comm_free(&half));
     test_stream();
+    test_burst();
     test_errors();
     test_mismatch();
     /* everyone agrees on the outcome */
