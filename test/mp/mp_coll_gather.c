@@ -505,9 +505,9 @@ static void test_errors(void)
 }
 
 /* Rooted calls back to back with nothing between them but other small
-   collectives, roots moving (gather, scatterv, bcast, reduce): through the node's slots a rank that only
-   writes its line (gather) or reads one (scatter) may run calls ahead of
-   the others, and must never overwrite a line someone still reads. Every
+   collectives, roots moving (gather, scatterv, bcast, reduce): through
+   the node's slots a rank that only writes its line (gather) or reads one
+   (scatter) may run calls ahead of the others, and must never overwrite a line someone still reads. Every
    value depends on the round, so a line reused too early shows. */
 static void test_stream(void)
 {
@@ -543,9 +543,9 @@ static void test_stream(void)
                 FAIL("stream round %d scatterv from %d: elem %zu", it, root2, i);
                 return;
             }
-        /* a bcast and a reduce from other moving roots: their non-roots
-           (bcast) and root (reduce) only publish an empty line and may
-           run ahead without settling (shm_flags_rooted.c) */
+        /* a bcast and a reduce from other moving roots: the bcast's
+           non-roots and the reduce's root publish an empty line, the
+           others a full one (shm_flags_rooted.c, shm_flags_reduce.c) */
         int root3 = (it * 5 + 1) % p, root4 = (it * 3 + 2) % p;
         int32_t b[3] = {0, 0, 0}, r[3];
         if (me == root3)
@@ -582,9 +582,9 @@ static void test_stream(void)
 }
 
 /* Bursts of one rooted call from one root while one other rank comes
-   late: a writer that never waits for anyone (a bcast's or scatter's root,
-   a gather's or reduce's non-roots) must still not reuse its line before
-   the late rank has read it. Each call's values are its own, so a line
+   late: a writer that leaves as soon as its line is out (a bcast's or
+   scatter's root, a gather's or reduce's non-roots) must not reuse that
+   line before the late rank has read it. Each call's values are its own, so a line
    overwritten two calls early shows as the wrong round. */
 static void test_burst(void)
 {

@@ -61,9 +61,11 @@ for list in "$srcdir"/test/mp/*.list; do
         fi
         read -r -a envs <<< "${rest:-}"
         runs=${nps//,/ }
-        if [ "$smoke" = 1 ]; then
-            runs=$(for np in $runs; do [ "$np" -le "$npmax" ] && echo "$np"; done | sort -n | tail -1)
-            [ -n "$runs" ] && seen[$prog]=1
+        if [ "$smoke" = 1 ]; then     # the largest np within npmax, if any
+            top=0
+            for np in $runs; do [ "$np" -le "$npmax" ] && [ "$np" -gt "$top" ] && top=$np; done
+            runs=
+            [ "$top" -gt 0 ] && runs=$top && seen[$prog]=1
         fi
         for np in $runs; do
             [ "$np" -gt "$npmax" ] && continue
