@@ -7,6 +7,9 @@
 # MP_SMOKE=1: each program once, its first line at its largest np within
 # --np-max (make distcheck: the tarball's lists, programs and scripts all
 # work from a read-only source tree; the full matrix ran in the build).
+# MP_SMOKE=lines: every line once, at its largest np within --np-max (the
+# sanitizer stage and srun: each algorithm and setting under the new
+# condition, the np ranges having run under mpirun in the build).
 # Prints PASS/FAIL per run and a final "N passed, N failed" line.
 set -u
 launcher=mpirun
@@ -28,6 +31,9 @@ while [ $# -gt 0 ]; do
     *) echo "run-mp.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
+case $smoke in 0|1|lines) ;;
+*) echo "run-mp.sh: MP_SMOKE=$smoke: expected 0, 1 or lines" >&2; exit 2 ;;
+esac
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 pass=0 fail=0
@@ -61,7 +67,7 @@ for list in "$srcdir"/test/mp/*.list; do
         fi
         read -r -a envs <<< "${rest:-}"
         runs=${nps//,/ }
-        if [ "$smoke" = 1 ]; then     # the largest np within npmax, if any
+        if [ "$smoke" != 0 ]; then     # the largest np within npmax, if any
             top=0
             for np in $runs; do [ "$np" -le "$npmax" ] && [ "$np" -gt "$top" ] && top=$np; done
             runs=

@@ -6,6 +6,9 @@ if ! command -v srun >/dev/null || ! sinfo -h -o %T 2>/dev/null | grep -q idle; 
     echo "SKIP: no Slurm controller is up (run contrib/slurm-local.sh start)"
     exit 77
 fi
-# MP_SRUN_SMOKE=1: each program once (run-mp.sh's MP_SMOKE), here only
-MP_SMOKE=${MP_SRUN_SMOKE:-${MP_SMOKE:-0}} \
+# srun changes the launch (Slurm's PMIx server, its environment and
+# binding), not what the programs compute, whose np ranges run under
+# mpirun: every list line once here, at its largest np <= 4 (run-mp.sh's
+# MP_SMOKE=lines). MP_SRUN_SMOKE=1: each program once; 0: every np.
+MP_SMOKE=${MP_SRUN_SMOKE:-${MP_SMOKE:-lines}} \
     exec "${srcdir:-.}/test/mp/run-mp.sh" --launcher srun --builddir . --srcdir "${srcdir:-.}" --np-max $(( ${MP_NP_MAX:-4} < 4 ? ${MP_NP_MAX:-4} : 4 ))

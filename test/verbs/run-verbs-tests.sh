@@ -61,7 +61,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1
 # from the build tree and checks the time and the message)
 KILLS=()
 for net in ${NETS//,/ }; do
-  KILLS+=(--pre "kill -9 of a rank, net $net=cd $BUILD && VCOLL_NET=$net $SRC/test/mp/kill.sh")
+  KILLS+=(--pre "kill -9 of a rank, net $net=cd $BUILD && VCOLL_NET=$net KILL_QUICK=1 $SRC/test/mp/kill.sh")
 done
 # RC only: a send to a dead rank fails in the NIC; the failed completion
 # must reach every survivor
