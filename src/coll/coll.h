@@ -115,9 +115,30 @@ typedef struct coll_redop {
    the member that wants it, -1 for all (shm_reduce.c) */
 int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
                     const coll_redop_t *o, int me, int root);
+/* The same (root -1 or every member passing out; not reduce's two-member
+   form) as a state machine: begin, then step until COLL_RED_DONE. A step
+   does all it can without waiting: STUCK when it could do nothing (wait,
+   then step again), MOVED when it did something but is not done.
+   lagging: a member the step waits for (comm rank), or -1. */
+typedef struct coll_shm_red {
+    struct coll_shmseg *g;
+    coll_redop_t o;
+    const uint8_t *in;
+    uint8_t *out;       /* NULL: I do not copy the result out */
+    size_t count, wc;   /* elements in all, per window */
+    uint64_t nwin, w, r, x;     /* windows; copied in, reduced, released */
+    int me;
+} coll_shm_red_t;
+enum { COLL_RED_STUCK, COLL_RED_MOVED, COLL_RED_DONE };
+void coll_shm_red_begin(coll_shm_red_t *c, struct coll_shmseg *g, const void *in, void *out,
+                        size_t count, const coll_redop_t *o, int me);
+int coll_shm_red_step(coll_shm_red_t *c);
+int coll_shm_red_lagging(const coll_shm_red_t *c);
 
 /* calls of kind on comm that went through a segment (tests) */
 uint64_t coll_shm_calls(struct vc_comm *comm, int kind);
+/* one more of them (a persistent start through its own segment) */
+void coll_shm_count(struct vc_comm *comm, int kind);
 
 /* Run one collective of kind COLL_*; sbuf may be VC_IN_PLACE (already
  * validated). With req == NULL it blocks; otherwise it starts a
@@ -194,6 +215,12 @@ int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
 int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                          size_t count, vc_dtype_t dt, vc_op_t op, int slot, int tag,
                          struct vc_request **out);
+/* Persistent allreduce through segment g (coll_shmseg_create on a one-node
+ * comm; the request owns it from here on success): an inactive request
+ * like coll_exec_init's. */
+int coll_exec_seg_init(struct vc_comm *comm, struct coll_shmseg *g, const void *sbuf,
+                       void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op,
+                       const struct ops_user *ufn, int tag, struct vc_request **out);
 /* vc_start: an inactive persistent request from round 0 (VC_ERR_REQUEST
  * for any other request); no allocation, no building. */
 int coll_exec_restart(struct vc_request *r);

@@ -18,6 +18,12 @@
  * A small persistent barrier or allreduce of a world on one node runs
  * instead through a slot set of the node's flag slots reserved for it
  * (shm_flags.c): a start publishes, progress polls, no messages at all.
+ * A larger persistent allreduce that a blocking call would run through the
+ * communicator's segment gets a segment of its own at init (one node
+ * only): a start steps the segment reduction (shm_reduce.c) from progress,
+ * never waiting inside it, since another rank may be starting some other
+ * request first. Its own segment, because the counters of a shared one
+ * assume every member runs the same calls in the same order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +58,10 @@ typedef struct coll_exec {
     vc_dtype_t fdt;
     vc_op_t fop;
     const void *fin;
+    /* a persistent allreduce through a segment of its own (owned) */
+    struct coll_shmseg *seg;
+    coll_redop_t sop;
+    coll_shm_red_t sred;
 } coll_exec_t;
 
 /* Post the comm steps of round `round`: receives first so eager data finds
@@ -190,6 +200,7 @@ static void exec_release(struct vc_request *r)
         list_unlink(&x->kept);
     if (x->req != x->req_inline)
         free(x->req);
+    coll_shmseg_free(x->seg);
     sched_free(&x->s);
     free(x->tmp);
     free(x);
@@ -202,6 +213,9 @@ static void exec_watch(struct vc_request *r)
     coll_exec_t *x = r->coll;
     if (x && x->fslot && !coll_flags_ready(x->comm, x->fslot, x->fseq, &x->fnext))
         prog_peer_probe(p2p_prog(x->comm->p2p), comm_world_rank(x->comm, x->fnext));
+    int lag = x && x->seg && !r->done ? coll_shm_red_lagging(&x->sred) : -1;
+    if (lag >= 0)
+        prog_peer_probe(p2p_prog(x->comm->p2p), comm_world_rank(x->comm, lag));
     for (int i = 0; x && i < x->nreq; i++)
         if (!x->req[i]->done)
             prog_peer_probe(p2p_prog(x->comm->p2p), x->req[i]->world_peer);
@@ -255,6 +269,53 @@ static int flags_wait(struct vc_request *r)
     return r->status.error;
 }
 
+/* a start through its segment: begin once, then step; done when the
+   reduction is (a dead member fails it). What the step did, for waits. */
+static int seg_advance(struct vc_request *r, coll_exec_t *x)
+{
+    if (!x->fpub) {
+        coll_shm_red_begin(&x->sred, x->seg, x->fin, x->base[COLL_RBUF], x->fcount, &x->sop,
+                           x->comm->rank);
+        x->fpub = 1;
+    }
+    int st = coll_shm_red_step(&x->sred);
+    if (st != COLL_RED_DONE) {
+        if (!prog_comm_has_dead(p2p_prog(x->comm->p2p), x->comm))
+            return st;
+        x->err = VC_ERR_PEER_FAILED;
+    } else {
+        coll_shm_count(x->comm, COLL_ALLREDUCE);
+    }
+    r->status.error = x->err;
+    r->done = 1;
+    return COLL_RED_DONE;
+}
+
+/* A blocking wait on it steps it between idle steps (as the blocking
+   segment call does), not through p2p_wait's whole loop per look. */
+static int seg_wait(struct vc_request *r)
+{
+    coll_exec_t *x = r->coll;
+    unsigned idle = 0;
+    double next_check = 0;
+    while (!r->done) {
+        if (seg_advance(r, x) != COLL_RED_STUCK) {
+            idle = 0;
+            continue;
+        }
+        int lag = coll_shm_red_lagging(&x->sred);
+        int rc = prog_wait_step(p2p_prog(x->comm->p2p), x->comm, &idle, &next_check,
+                                lag >= 0 ? comm_world_rank(x->comm, lag) : -1);
+        if (rc && !r->done) {
+            r->status.error = rc;
+            r->done = 1;
+        }
+    }
+    if (r->link.next)       /* still on p2p's queue of started collectives */
+        list_unlink(&r->link);
+    return r->status.error;
+}
+
 static int exec_advance(struct vc_request *r)
 {
     coll_exec_t *x = r->coll;
@@ -262,6 +323,10 @@ static int exec_advance(struct vc_request *r)
         return VC_SUCCESS;
     if (x->fslot) {
         flags_advance(r, x);
+        return VC_SUCCESS;
+    }
+    if (x->seg) {
+        seg_advance(r, x);
         return VC_SUCCESS;
     }
     x->busy = 1;
@@ -408,6 +473,24 @@ int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void 
     x->fcount = count;
     x->fdt = dt;
     x->fop = op;
+    return VC_SUCCESS;
+}
+
+int coll_exec_seg_init(struct vc_comm *comm, struct coll_shmseg *g, const void *sbuf,
+                       void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op,
+                       const struct ops_user *ufn, int tag, struct vc_request **out)
+{
+    coll_sched_t s;
+    memset(&s, 0, sizeof s);
+    int rc = coll_exec_init(&s, NULL, rbuf, NULL, comm, tag, out);
+    if (rc)
+        return rc;
+    coll_exec_t *x = (*out)->coll;
+    (*out)->wait = seg_wait;
+    x->seg = g;
+    x->fin = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;
+    x->fcount = count;
+    x->sop = (coll_redop_t){dt, op, dtype_size(dt), ufn};
     return VC_SUCCESS;
 }
 

@@ -298,21 +298,37 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     }
     if (!alg)
         return VC_ERR_INTERNAL;     /* every collective has an algorithm for any call */
-    /* A persistent barrier or small allreduce that a blocking call would
-       run through the flag slots gets a slot set of its own when the world
-       has one left for its init number (the same on every rank): its
-       starts then synchronise through memory too */
+    /* A persistent barrier or allreduce that a blocking call would run
+       through shared memory does so too, on resources of its own: a small
+       one through a slot set of the node's flag slots when the world has
+       one left for its init number, a larger allreduce of a one-node
+       communicator through a segment made now (within VCOLL_SHM_COLL_MAX;
+       agreed in its creation). The same facts on every member, so the same
+       choice. */
     if (form == FORM_PERSISTENT && (kind == COLL_BARRIER || kind == COLL_ALLREDUCE)) {
         int set = coll_flags_pset(comm, count * esize, comm->coll_pers_seq);
-        if (set > 0) {
-            coll_query_t qb;
-            query(&qb, kind, FORM_BLOCKING, comm, cc, count, esize, tcount, !commutative, user);
-            const coll_alg_t *b = coll_choose(cc, &qb);
-            if (b && b->run == coll_flags_run) {
-                LOG_DEBUG("coll: %s_init on comm ctx %u (size %d): flags, slot set %d",
-                          coll_kind_name(kind), comm->ctx, comm->size, set);
-                return coll_exec_flags_init(kind, comm, sbuf, rbuf, count, dt, op, set,
-                                            coll_next_persistent_tag(comm), req);
+        coll_query_t qb;
+        query(&qb, kind, FORM_BLOCKING, comm, cc, count, esize, tcount, !commutative, user);
+        const coll_alg_t *b = coll_choose(cc, &qb);
+        if (set > 0 && b && b->run == coll_flags_run) {
+            LOG_DEBUG("coll: %s_init on comm ctx %u (size %d): flags, slot set %d",
+                      coll_kind_name(kind), comm->ctx, comm->size, set);
+            return coll_exec_flags_init(kind, comm, sbuf, rbuf, count, dt, op, set,
+                                        coll_next_persistent_tag(comm), req);
+        }
+        if (kind == COLL_ALLREDUCE && count && b && b->run == coll_shm_run &&
+            cc->layout.nnodes == 1 && coll_shmseg_eligible(comm)) {
+            struct coll_shmseg *g;
+            if ((rc = coll_shmseg_create(comm, &g)))
+                return rc;
+            if (g) {
+                LOG_DEBUG("coll: allreduce_init on comm ctx %u (size %d): shm, a segment "
+                          "of its own, count %zu", comm->ctx, comm->size, count);
+                rc = coll_exec_seg_init(comm, g, sbuf, rbuf, count, dt, op, ufn,
+                                        coll_next_persistent_tag(comm), req);
+                if (rc)
+                    coll_shmseg_free(g);
+                return rc;
             }
         }
     }

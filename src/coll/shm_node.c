@@ -290,3 +290,10 @@ uint64_t coll_shm_calls(struct vc_comm *comm, int kind)
     coll_comm_t *cc = comm->coll_priv;
     return cc && kind >= 0 && kind < COLL_NKINDS ? cc->seg_calls[kind] : 0;
 }
+
+void coll_shm_count(struct vc_comm *comm, int kind)
+{
+    coll_comm_t *cc = comm->coll_priv;
+    if (cc && kind >= 0 && kind < COLL_NKINDS)
+        cc->seg_calls[kind]++;
+}

@@ -32,6 +32,11 @@
  *
  * A member reads its own input from its buffer, not from its slot, since
  * its slice of the slot is where the result accumulates.
+ *
+ * The windows run as a state machine (coll_shm_red_t) whose step never
+ * waits: the blocking call loops over it with prog_wait_step between
+ * steps; a persistent allreduce with a segment of its own (exec.c) steps
+ * it from progress, so its starts may come in any order beside others.
  */
 #include <string.h>
 #include "coll.h"
@@ -40,15 +45,6 @@
 #include "shm_seg.h"
 
 #define RED_W 2     /* ring slots per window; divides SEG_DEPTH */
-
-typedef struct red_call {
-    struct coll_shmseg *g;
-    const coll_redop_t *o;
-    const uint8_t *in;
-    uint8_t *out;       /* NULL: I do not copy the result out */
-    size_t count, wc;   /* elements in all, per window */
-    int me;
-} red_call_t;
 
 /* member s's slots of window k, and its chunk count once k is written */
 static uint8_t *win_slot(struct coll_shmseg *g, int s, uint64_t k)
@@ -62,7 +58,7 @@ static uint64_t win_end(struct coll_shmseg *g, int s, uint64_t k)
 }
 
 /* elements of window k: [*first, *first + *n) */
-static void window(const red_call_t *c, uint64_t k, size_t *first, size_t *n)
+static void window(const coll_shm_red_t *c, uint64_t k, size_t *first, size_t *n)
 {
     *first = (size_t)k * c->wc;
     *n = c->count - *first < c->wc ? c->count - *first : c->wc;
@@ -86,28 +82,28 @@ static int all_reduced(struct coll_shmseg *g, uint64_t k)
     return 1;
 }
 
-static void copy_in(const red_call_t *c, uint64_t k)
+static void copy_in(const coll_shm_red_t *c, uint64_t k)
 {
     struct coll_shmseg *g = c->g;
-    size_t f, n, es = c->o->esize;
+    size_t f, n, es = c->o.esize;
     window(c, k, &f, &n);
     memcpy(win_slot(g, c->me, k), c->in + f * es, n * es);
     seg_store(seg_posted(g, c->me), win_end(g, c->me, k));
 }
 
 /* member j's input for window k at element f of the window */
-static const uint8_t *input(const red_call_t *c, uint64_t k, int j, size_t wf, size_t f)
+static const uint8_t *input(const coll_shm_red_t *c, uint64_t k, int j, size_t wf, size_t f)
 {
-    size_t es = c->o->esize;
+    size_t es = c->o.esize;
     if (j == c->me)
         return c->in + (wf + f) * es;
     return win_slot(c->g, j, k) + f * es;
 }
 
-static void reduce_slice(const red_call_t *c, uint64_t k)
+static void reduce_slice(const coll_shm_red_t *c, uint64_t k)
 {
     struct coll_shmseg *g = c->g;
-    const coll_redop_t *o = c->o;
+    const coll_redop_t *o = &c->o;
     size_t wf, wn, f, n, es = o->esize;
     window(c, k, &wf, &wn);
     coll_block(wn, g->p, c->me, &f, &n);
@@ -122,17 +118,17 @@ static void reduce_slice(const red_call_t *c, uint64_t k)
 }
 
 /* done with window k of every other member's slot */
-static void release(const red_call_t *c, uint64_t k)
+static void release(const coll_shm_red_t *c, uint64_t k)
 {
     for (int s = 0; s < c->g->p; s++)
         if (s != c->me)
             seg_store(seg_done(c->g, c->me, s), win_end(c->g, s, k));
 }
 
-static void copy_out(const red_call_t *c, uint64_t k)
+static void copy_out(const coll_shm_red_t *c, uint64_t k)
 {
     struct coll_shmseg *g = c->g;
-    size_t wf, wn, f, n, es = c->o->esize;
+    size_t wf, wn, f, n, es = c->o.esize;
     window(c, k, &wf, &wn);
     for (int s = 0; s < g->p; s++) {
         coll_block(wn, g->p, s, &f, &n);
@@ -185,53 +181,87 @@ static int reduce_pair(struct coll_shmseg *g, const void *in, void *out, size_t 
     return VC_SUCCESS;
 }
 
+void coll_shm_red_begin(coll_shm_red_t *c, struct coll_shmseg *g, const void *in, void *out,
+                        size_t count, const coll_redop_t *o, int me)
+{
+    *c = (coll_shm_red_t){.g = g, .o = *o, .in = in, .out = out, .count = count,
+                          .wc = RED_W * g->chunk / o->esize, .me = me};
+    c->nwin = c->wc ? (count + c->wc - 1) / c->wc : 0;
+    if (!c->nwin)
+        return;
+    /* every member aligns every ring alike (streams leave them anywhere);
+       the chunks skipped are never written nor waited for */
+    for (int s = 0; s < g->p; s++)
+        g->seq[s] = (g->seq[s] + RED_W - 1) / RED_W * RED_W;
+}
+
+/* w windows copied in, r reduced, x released (copied out if I read) */
+int coll_shm_red_step(coll_shm_red_t *c)
+{
+    struct coll_shmseg *g = c->g;
+    int moved = 0, again = 1;
+    if (c->x >= c->nwin)
+        return COLL_RED_DONE;
+    while (again) {
+        again = 0;
+        while (c->r < c->w && all_posted(g, c->r)) {
+            reduce_slice(c, c->r++);
+            if (!c->out)
+                release(c, c->x++);
+            again = 1;
+        }
+        while (c->out && c->x < c->r && all_reduced(g, c->x)) {
+            copy_out(c, c->x);
+            release(c, c->x++);
+            again = 1;
+        }
+        /* my slots of window w - SEG_DEPTH / RED_W must be finished with,
+           by me (x) and by the others (their done counters) */
+        while (c->w < c->nwin && c->w < c->x + SEG_DEPTH / RED_W &&
+               coll_seg_slot_free(g, c->me, win_end(g, c->me, c->w) - 1)) {
+            copy_in(c, c->w++);
+            again = 1;
+        }
+        moved |= again;
+    }
+    if (c->x < c->nwin)
+        return moved ? COLL_RED_MOVED : COLL_RED_STUCK;
+    for (int s = 0; s < g->p; s++)
+        g->seq[s] = win_end(g, s, c->nwin - 1);
+    g->rseq += c->nwin;
+    return COLL_RED_DONE;
+}
+
+int coll_shm_red_lagging(const coll_shm_red_t *c)
+{
+    struct coll_shmseg *g = c->g;
+    if (c->x >= c->nwin)
+        return -1;
+    for (int s = 0; s < g->p; s++)
+        if (s != c->me && (c->r < c->w ? seg_load(seg_posted(g, s)) < win_end(g, s, c->r)
+                                       : seg_load(seg_red(g, s)) < g->rseq + c->x + 1))
+            return s;
+    return -1;
+}
+
 int coll_shm_reduce(struct coll_shmseg *g, const void *in, void *out, size_t count,
                     const coll_redop_t *o, int me, int root)
 {
     if (g->p == 2 && root >= 0 && count && g->chunk >= o->esize)
         return reduce_pair(g, in, out, count, o, me, root);
-    red_call_t c = {g, o, in, out, count, RED_W * g->chunk / o->esize, me};
-    uint64_t nwin = (count + c.wc - 1) / c.wc, w = 0, r = 0, x = 0;
+    coll_shm_red_t c;
     unsigned idle = 0;
     double next_check = 0;
-    int rc = VC_SUCCESS;
+    int rc, st;
 
-    if (!nwin)
-        return VC_SUCCESS;
-    /* every member aligns every ring alike (streams leave them anywhere);
-       the chunks skipped are never written nor waited for */
-    for (int s = 0; s < g->p; s++)
-        g->seq[s] = (g->seq[s] + RED_W - 1) / RED_W * RED_W;
-    /* w windows copied in, r reduced, x released (copied out if I read) */
-    while (x < nwin) {
-        int moved = 0;
-        while (r < w && all_posted(g, r)) {
-            reduce_slice(&c, r++);
-            if (!out)
-                release(&c, x++);
-            moved = 1;
-        }
-        while (out && x < r && all_reduced(g, x)) {
-            copy_out(&c, x);
-            release(&c, x++);
-            moved = 1;
-        }
-        /* my slots of window w - SEG_DEPTH / RED_W must be finished with,
-           by me (x) and by the others (their done counters) */
-        while (w < nwin && w < x + SEG_DEPTH / RED_W &&
-               coll_seg_slot_free(g, me, win_end(g, me, w) - 1)) {
-            copy_in(&c, w++);
-            moved = 1;
-        }
-        if (moved) {
+    coll_shm_red_begin(&c, g, in, out, count, o, me);
+    while ((st = coll_shm_red_step(&c)) != COLL_RED_DONE) {
+        if (st == COLL_RED_MOVED) {
             idle = 0;
             continue;
         }
         if ((rc = prog_wait_step(p2p_prog(g->comm->p2p), g->comm, &idle, &next_check, -1)))
             return rc;
     }
-    for (int s = 0; s < g->p; s++)
-        g->seq[s] = win_end(g, s, nwin - 1);
-    g->rseq += nwin;
     return VC_SUCCESS;
 }

@@ -17,6 +17,7 @@
  */
 #include <stdint.h>
 #include "mp_util.h"
+#include "coll/coll.h"
 
 #define NSTARTS 5
 
@@ -428,6 +429,47 @@ static void test_orders(void)
     pc_free(&b);
 }
 
+/* ---- allreduce forced through segments: each request its own ----
+ * Two large ones (several windows each, so each segment's rings wrap
+ * within a start) started and completed in opposite orders on even and
+ * odd ranks with a blocking allreduce between the starts, which itself
+ * runs through the communicator's segment: a start must never wait inside
+ * vc_start, and the three must not share counters. Every start counts as
+ * a segment call (the library's counter), and the answers are exact. */
+static void test_seg(void)
+{
+    if (P < 2 || !mp_forced_on_one_node("VCOLL_ALLREDUCE_ALG", "shm"))
+        return;
+    pc_t a, b;
+    pc_setup(&a, K_ALLREDUCE, 300000);
+    pc_setup(&b, K_ALLREDUCE, 70001);
+    vc_request_t qa, qb;
+    OK(a.init(&a, &qa));
+    OK(b.init(&b, &qb));
+    uint64_t c0 = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE);
+    int odd = ME & 1;
+    for (int it = 0; it < NSTARTS; it++) {
+        a.fill(&a, it);
+        b.fill(&b, it);
+        OK(vc_start(odd ? &qb : &qa));
+        regular(it);
+        OK(vc_start(odd ? &qa : &qb));
+        complete(odd ? &a : &b, odd ? &qa : &qb, it % 3);
+        complete(odd ? &b : &a, odd ? &qb : &qa, (it + 1) % 3);
+        a.check(&a, it);
+        b.check(&b, it);
+    }
+    /* regular(): one blocking allreduce per start pair, through the segment */
+    uint64_t got = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE) - c0;
+    if (got != 3 * NSTARTS)
+        FAIL("persistent allreduce forced to shm: %llu segment calls, expected %d",
+             (unsigned long long)got, 3 * NSTARTS);
+    OK(vc_request_free(&qa));
+    OK(vc_request_free(&qb));
+    pc_free(&a);
+    pc_free(&b);
+}
+
 /* ---- vc_startall / vc_waitall, the array in another order on odd ranks ---- */
 static void test_startall(void)
 {
@@ -587,6 +629,7 @@ int main(int argc, char **argv)
     test_each(7);
     test_each(3000);      /* past the eager limit: rendezvous messages */
     test_orders();
+    test_seg();
     test_startall();
     test_any();
     test_split();
