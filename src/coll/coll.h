@@ -74,6 +74,8 @@ const char *coll_rules_source(void);
 struct coll_shmseg;
 int coll_shmseg_eligible(const struct vc_comm *comm);
 int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **seg);
+/* the same within cap bytes of the node's total (at most VCOLL_SHM_COLL_MAX) */
+int coll_shmseg_create_within(struct vc_comm *comm, size_t cap, struct coll_shmseg **seg);
 void coll_shmseg_free(struct coll_shmseg *seg);
 /* comm's segment, made on first use (every member makes the same first
    call, so this is collective then); *seg = NULL when it cannot be had */

@@ -302,8 +302,8 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
        through shared memory does so too, on resources of its own: a small
        one through a slot set of the node's flag slots when the world has
        one left for its init number, a larger allreduce of a one-node
-       communicator through a segment made now (within VCOLL_SHM_COLL_MAX;
-       agreed in its creation). The same facts on every member, so the same
+       communicator through a segment made now (within half of
+       VCOLL_SHM_COLL_MAX; agreed in its creation, else messages). The same facts on every member, so the same
        choice. */
     if (form == FORM_PERSISTENT && (kind == COLL_BARRIER || kind == COLL_ALLREDUCE)) {
         int set = coll_flags_pset(comm, count * esize, comm->coll_pers_seq);
@@ -318,8 +318,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         }
         if (kind == COLL_ALLREDUCE && count && b && b->run == coll_shm_run &&
             cc->layout.nnodes == 1 && coll_shmseg_eligible(comm)) {
+            /* half the node's budget at most: a program that makes many
+               must not leave its communicators' own segments no room */
             struct coll_shmseg *g;
-            if ((rc = coll_shmseg_create(comm, &g)))
+            if ((rc = coll_shmseg_create_within(comm, comm->coll->shm_coll_max / 2, &g)))
                 return rc;
             if (g) {
                 LOG_DEBUG("coll: allreduce_init on comm ctx %u (size %d): shm, a segment "

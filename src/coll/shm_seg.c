@@ -103,14 +103,14 @@ static uint64_t *node_bytes(const coll_state_t *cs)
     return n && n->ops->node_bytes ? n->ops->node_bytes(n) : NULL;
 }
 
-static int node_reserve(const coll_state_t *cs, size_t bytes)
+static int node_reserve(const coll_state_t *cs, size_t bytes, size_t cap)
 {
     uint64_t *tot = node_bytes(cs);
     uint64_t cur = tot ? __atomic_load_n(tot, __ATOMIC_RELAXED) : 0;
     if (!tot)
         return 0;
     do {
-        if (cur + bytes > cs->shm_coll_max)
+        if (cur + bytes > cap)
             return 0;
     } while (!__atomic_compare_exchange_n(tot, &cur, cur + bytes, 0, __ATOMIC_ACQ_REL,
                                           __ATOMIC_RELAXED));
@@ -148,6 +148,11 @@ static int agree(struct vc_comm *comm, int ok, int *all_ok)
    cannot be had: every member then falls back alike. */
 int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
 {
+    return coll_shmseg_create_within(comm, comm->coll->shm_coll_max, out);
+}
+
+int coll_shmseg_create_within(struct vc_comm *comm, size_t cap, struct coll_shmseg **out)
+{
     struct coll_shmseg *g = calloc(1, sizeof *g);
     char name[96] = "";
     int fd = -1, ok, all_ok, rc;
@@ -161,9 +166,9 @@ int coll_shmseg_create(struct vc_comm *comm, struct coll_shmseg **out)
         g->seq = calloc((size_t)g->p, sizeof *g->seq);
     }
     ok = g && g->seq;
-    if (comm->rank == 0 && ok && !(ok = g->accounted = node_reserve(comm->coll, g->bytes)))
-        LOG_INFO("coll: a %zu-byte segment for comm ctx %u would pass VCOLL_SHM_COLL_MAX "
-                 "(%zu bytes on this node, %zu in use)", g->bytes, comm->ctx,
+    if (comm->rank == 0 && ok && !(ok = g->accounted = node_reserve(comm->coll, g->bytes, cap)))
+        LOG_INFO("coll: a %zu-byte segment for comm ctx %u would pass %zu bytes of "
+                 "VCOLL_SHM_COLL_MAX %zu (%zu in use on this node)", g->bytes, comm->ctx, cap,
                  comm->coll->shm_coll_max, coll_shmseg_node_bytes(comm->coll));
     if (comm->rank == 0 && ok) {
         /* unique on the node: my pid and the communicator's context */

@@ -461,7 +461,9 @@ static void test_seg(void)
     }
     /* regular(): one blocking allreduce per start pair, through the segment */
     uint64_t got = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE) - c0;
-    if (got != 3 * NSTARTS)
+    /* (under a VCOLL_SHM_COLL_MAX cap the requests may get no segment: then
+       they run on messages, checked all the same, and only the count differs) */
+    if (got != 3 * NSTARTS && !getenv("VCOLL_SHM_COLL_MAX"))
         FAIL("persistent allreduce forced to shm: %llu segment calls, expected %d",
              (unsigned long long)got, 3 * NSTARTS);
     OK(vc_request_free(&qa));
