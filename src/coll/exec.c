@@ -456,21 +456,33 @@ int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
     return VC_SUCCESS;
 }
 
+/* an inactive persistent request with no schedule, run by its own wait
+   and advance (flag slots, a segment): NULL on failure */
+static coll_exec_t *exec_init_bare(struct vc_comm *comm, const void *sbuf, void *rbuf,
+                                   size_t count, int tag, int (*wait)(struct vc_request *),
+                                   struct vc_request **out, int *rc)
+{
+    coll_sched_t s;
+    memset(&s, 0, sizeof s);
+    if ((*rc = coll_exec_init(&s, NULL, rbuf, NULL, comm, tag, out)))
+        return NULL;
+    coll_exec_t *x = (*out)->coll;
+    (*out)->wait = wait;
+    x->fin = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;
+    x->fcount = count;
+    return x;
+}
+
 int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
                          size_t count, vc_dtype_t dt, vc_op_t op, int slot, int tag,
                          struct vc_request **out)
 {
-    coll_sched_t s;
-    memset(&s, 0, sizeof s);
-    int rc = coll_exec_init(&s, NULL, rbuf, NULL, comm, tag, out);
-    if (rc)
+    int rc;
+    coll_exec_t *x = exec_init_bare(comm, sbuf, rbuf, count, tag, flags_wait, out, &rc);
+    if (!x)
         return rc;
-    coll_exec_t *x = (*out)->coll;
-    (*out)->wait = flags_wait;
     x->fslot = slot;
     x->fkind = kind;
-    x->fin = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;
-    x->fcount = count;
     x->fdt = dt;
     x->fop = op;
     return VC_SUCCESS;
@@ -480,16 +492,11 @@ int coll_exec_seg_init(struct vc_comm *comm, struct coll_shmseg *g, const void *
                        void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op,
                        const struct ops_user *ufn, int tag, struct vc_request **out)
 {
-    coll_sched_t s;
-    memset(&s, 0, sizeof s);
-    int rc = coll_exec_init(&s, NULL, rbuf, NULL, comm, tag, out);
-    if (rc)
+    int rc;
+    coll_exec_t *x = exec_init_bare(comm, sbuf, rbuf, count, tag, seg_wait, out, &rc);
+    if (!x)
         return rc;
-    coll_exec_t *x = (*out)->coll;
-    (*out)->wait = seg_wait;
     x->seg = g;
-    x->fin = sbuf == VC_IN_PLACE || !sbuf ? rbuf : sbuf;
-    x->fcount = count;
     x->sop = (coll_redop_t){dt, op, dtype_size(dt), ufn};
     return VC_SUCCESS;
 }

@@ -22,9 +22,11 @@
  * on the victim, the others in a wildcard vc_probe.
  *
  * MP_KILL_MODE=persistent: every rank makes a persistent allreduce (8 B,
- * through the flag slots when the world is on one node) and a persistent
- * barrier; the survivors start them and wait in vc_wait (rank 0: the
- * allreduce, the others the barrier) for a victim that never starts.
+ * through the flag slots when the world is on one node), a persistent
+ * barrier and a 256 KiB persistent allreduce (through a segment of its own
+ * on one node, oversubscribed or not); the survivors start them and wait
+ * in vc_wait (rank 0: the small allreduce, rank 1 the large one, the
+ * others the barrier) for a victim that never starts.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -46,10 +48,15 @@ int main(int argc, char **argv)
     int any = mode && strcmp(mode, "any") == 0;
     int pers = mode && strcmp(mode, "persistent") == 0;
     int px = mp_rank, py = 0;
-    vc_request_t pr[2] = {VC_REQUEST_NULL, VC_REQUEST_NULL};
+    vc_request_t pr[3] = {VC_REQUEST_NULL, VC_REQUEST_NULL, VC_REQUEST_NULL};
+    enum { BIG = 65536 };
+    int32_t *bx = pers ? calloc(2 * BIG, sizeof *bx) : NULL;
     if (pers) {     /* inits are matched in order: the victim makes them too */
+        if (!bx)
+            return 1;
         OK(vc_allreduce_init(&px, &py, 1, VC_INT32, VC_SUM, VC_COMM_WORLD, &pr[0]));
         OK(vc_barrier_init(VC_COMM_WORLD, &pr[1]));
+        OK(vc_allreduce_init(bx, bx + BIG, BIG, VC_INT32, VC_SUM, VC_COMM_WORLD, &pr[2]));
     }
     mp_sync();
     if (mp_rank == victim) {
@@ -77,7 +84,7 @@ int main(int argc, char **argv)
         if (rc == VC_ERR_PEER_FAILED && (idx != 1 || st.error != rc || rq[1]))
             FAIL("waitany: index %d, status error %d", idx, st.error);
     } else if (pers) {
-        int mine = mp_rank == 0 ? 0 : 1;
+        int mine = mp_rank == 0 ? 0 : mp_rank == 1 && victim > 1 ? 2 : 1;
         OK(vc_start(&pr[mine]));
         rc = vc_wait(&pr[mine], &st);
     } else if (any) {

@@ -402,15 +402,18 @@ static void test_each(size_t n)
     }
 }
 
-/* ---- two requests started and completed in different orders by parity ---- */
-static void test_orders(void)
+/* ---- two requests started and completed in different orders by parity ----
+ * (with a blocking and a non-blocking collective between the two starts);
+ * returns the segment allreduces the loop ran (the library's counter) */
+static uint64_t two_orders(int ka, size_t na, int kb, size_t nb)
 {
     pc_t a, b;
-    pc_setup(&a, K_ALLREDUCE, 17);
-    pc_setup(&b, K_ALLTOALLV, 5);
+    pc_setup(&a, ka, na);
+    pc_setup(&b, kb, nb);
     vc_request_t qa, qb;
     OK(a.init(&a, &qa));
     OK(b.init(&b, &qb));
+    uint64_t c0 = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE);
     int odd = ME & 1;
     for (int it = 0; it < NSTARTS; it++) {
         a.fill(&a, it);
@@ -423,53 +426,37 @@ static void test_orders(void)
         a.check(&a, it);
         b.check(&b, it);
     }
+    uint64_t segs = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE) - c0;
     OK(vc_request_free(&qa));
     OK(vc_request_free(&qb));
     pc_free(&a);
     pc_free(&b);
+    return segs;
+}
+
+static void test_orders(void)
+{
+    two_orders(K_ALLREDUCE, 17, K_ALLTOALLV, 5);
 }
 
 /* ---- allreduce forced through segments: each request its own ----
  * Two large ones (several windows each, so each segment's rings wrap
- * within a start) started and completed in opposite orders on even and
- * odd ranks with a blocking allreduce between the starts, which itself
- * runs through the communicator's segment: a start must never wait inside
- * vc_start, and the three must not share counters. Every start counts as
- * a segment call (the library's counter), and the answers are exact. */
+ * within a start) in opposite orders on even and odd ranks, with a
+ * blocking allreduce between the starts that itself runs through the
+ * communicator's segment: a start must never wait inside vc_start, and
+ * the three must not share counters. Every start counts as a segment
+ * call, and the answers are exact. */
 static void test_seg(void)
 {
     if (P < 2 || !mp_forced_on_one_node("VCOLL_ALLREDUCE_ALG", "shm"))
         return;
-    pc_t a, b;
-    pc_setup(&a, K_ALLREDUCE, 300000);
-    pc_setup(&b, K_ALLREDUCE, 70001);
-    vc_request_t qa, qb;
-    OK(a.init(&a, &qa));
-    OK(b.init(&b, &qb));
-    uint64_t c0 = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE);
-    int odd = ME & 1;
-    for (int it = 0; it < NSTARTS; it++) {
-        a.fill(&a, it);
-        b.fill(&b, it);
-        OK(vc_start(odd ? &qb : &qa));
-        regular(it);
-        OK(vc_start(odd ? &qa : &qb));
-        complete(odd ? &a : &b, odd ? &qa : &qb, it % 3);
-        complete(odd ? &b : &a, odd ? &qb : &qa, (it + 1) % 3);
-        a.check(&a, it);
-        b.check(&b, it);
-    }
-    /* regular(): one blocking allreduce per start pair, through the segment */
-    uint64_t got = coll_shm_calls(VC_COMM_WORLD, COLL_ALLREDUCE) - c0;
-    /* (under a VCOLL_SHM_COLL_MAX cap the requests may get no segment: then
-       they run on messages, checked all the same, and only the count differs) */
+    uint64_t got = two_orders(K_ALLREDUCE, 300000, K_ALLREDUCE, 70001);
+    /* two starts and regular()'s blocking allreduce per round; under a
+       VCOLL_SHM_COLL_MAX cap the requests may get no segment: then they
+       run on messages, checked all the same, and only the count differs */
     if (got != 3 * NSTARTS && !getenv("VCOLL_SHM_COLL_MAX"))
         FAIL("persistent allreduce forced to shm: %llu segment calls, expected %d",
              (unsigned long long)got, 3 * NSTARTS);
-    OK(vc_request_free(&qa));
-    OK(vc_request_free(&qb));
-    pc_free(&a);
-    pc_free(&b);
 }
 
 /* ---- vc_startall / vc_waitall, the array in another order on odd ranks ---- */
