@@ -41,6 +41,12 @@ typedef struct coll_state {
     /* persistent collectives not yet freed (exec.c; the world's fini
        frees what the user left) */
     list_t kept;
+    /* the world's persistent flag slot sets (shm_flags.c): held by a live
+       request of mine (bit k: set k), and the starts made on each so far,
+       which every rank counts alike (a request is started equally often
+       everywhere) */
+    uint32_t pset_held;
+    uint64_t pset_starts[32];
 } coll_state_t;
 
 /* Per-communicator state (schedule cache, scratch). core calls init for
@@ -213,10 +219,14 @@ int coll_exec_start(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
 int coll_exec_init(coll_sched_t *s, void *sbuf, void *rbuf, void *tmp,
                    struct vc_comm *comm, int tag, struct vc_request **out);
 /* Persistent barrier / allreduce through the node's flag slot set slot
- * (coll_flags_pset): an inactive request like coll_exec_init's. */
+ * (coll_flags_pset_take, which gave starts: the set's count so far; the
+ * request gives the set back when released): an inactive request like
+ * coll_exec_init's. */
 int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
-                         size_t count, vc_dtype_t dt, vc_op_t op, int slot, int tag,
-                         struct vc_request **out);
+                         size_t count, vc_dtype_t dt, vc_op_t op, int slot, uint64_t starts,
+                         int tag, struct vc_request **out);
+/* the slot set a persistent request runs through, 0 if none (tests) */
+int coll_exec_flags_set(const struct vc_request *r);
 /* Persistent allreduce through segment g (coll_shmseg_create on a one-node
  * comm; the request owns it from here on success): an inactive request
  * like coll_exec_init's. */

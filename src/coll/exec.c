@@ -198,6 +198,8 @@ static void exec_release(struct vc_request *r)
     exec_drop(x);
     if (r->persist)
         list_unlink(&x->kept);
+    if (x->fslot)
+        coll_flags_pset_give(x->comm, x->fslot, x->fseq);
     if (x->req != x->req_inline)
         free(x->req);
     coll_shmseg_free(x->seg);
@@ -474,14 +476,15 @@ static coll_exec_t *exec_init_bare(struct vc_comm *comm, const void *sbuf, void 
 }
 
 int coll_exec_flags_init(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf,
-                         size_t count, vc_dtype_t dt, vc_op_t op, int slot, int tag,
-                         struct vc_request **out)
+                         size_t count, vc_dtype_t dt, vc_op_t op, int slot, uint64_t starts,
+                         int tag, struct vc_request **out)
 {
     int rc;
     coll_exec_t *x = exec_init_bare(comm, sbuf, rbuf, count, tag, flags_wait, out, &rc);
     if (!x)
         return rc;
     x->fslot = slot;
+    x->fseq = starts;       /* the set's count goes on (coll_flags_pset_take) */
     x->fkind = kind;
     x->fdt = dt;
     x->fop = op;
@@ -499,6 +502,12 @@ int coll_exec_seg_init(struct vc_comm *comm, struct coll_shmseg *g, const void *
     x->seg = g;
     x->sop = (coll_redop_t){dt, op, dtype_size(dt), ufn};
     return VC_SUCCESS;
+}
+
+int coll_exec_flags_set(const struct vc_request *r)
+{
+    const coll_exec_t *x = r && r->kind == REQ_COLL ? r->coll : NULL;
+    return x ? x->fslot : 0;
 }
 
 int coll_exec_restart(struct vc_request *r)

@@ -300,21 +300,28 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
         return VC_ERR_INTERNAL;     /* every collective has an algorithm for any call */
     /* A persistent barrier or allreduce that a blocking call would run
        through shared memory does so too, on resources of its own: a small
-       one through a slot set of the node's flag slots when the world has
-       one left for its init number, a larger allreduce of a one-node
+       one through a slot set of the node's flag slots when one is free on
+       every rank (agreed in coll_flags_pset_take), a larger allreduce of a one-node
        communicator through a segment made now (within half of
        VCOLL_SHM_COLL_MAX; agreed in its creation, else messages). The same facts on every member, so the same
        choice. */
     if (form == FORM_PERSISTENT && (kind == COLL_BARRIER || kind == COLL_ALLREDUCE)) {
-        int set = coll_flags_pset(comm, count * esize, comm->coll_pers_seq);
         coll_query_t qb;
         query(&qb, kind, FORM_BLOCKING, comm, cc, count, esize, tcount, !commutative, user);
         const coll_alg_t *b = coll_choose(cc, &qb);
-        if (set > 0 && b && b->run == coll_flags_run) {
+        int set = -1;
+        uint64_t starts = 0;
+        if (b && b->run == coll_flags_run &&
+            (rc = coll_flags_pset_take(comm, count * esize, &set, &starts)))
+            return rc;
+        if (set > 0) {
             LOG_DEBUG("coll: %s_init on comm ctx %u (size %d): flags, slot set %d",
                       coll_kind_name(kind), comm->ctx, comm->size, set);
-            return coll_exec_flags_init(kind, comm, sbuf, rbuf, count, dt, op, set,
-                                        coll_next_persistent_tag(comm), req);
+            rc = coll_exec_flags_init(kind, comm, sbuf, rbuf, count, dt, op, set, starts,
+                                      coll_next_persistent_tag(comm), req);
+            if (rc)
+                coll_flags_pset_give(comm, set, starts);
+            return rc;
         }
         if (kind == COLL_ALLREDUCE && count && b && b->run == coll_shm_run &&
             cc->layout.nnodes == 1 && coll_shmseg_eligible(comm)) {

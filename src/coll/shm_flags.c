@@ -271,12 +271,42 @@ int coll_flags_release_run(const coll_call_t *c, int *rc)
     return 1;
 }
 
-/* The slot set of the persistent request a world communicator's init
-   number `index` would make (inits come in the same order on every rank,
-   so every rank computes the same), or -1 when it has none. */
-int coll_flags_pset(const struct vc_comm *comm, size_t bytes, uint32_t index)
+/* Sets go by agreement, not by init number, so a freed one serves again:
+   frees are local, so a set is free for a new request only when every
+   rank has freed its last one (the OR of the held masks says), and then
+   nobody still reads its lines (only an inactive request can be freed).
+   Its starts keep counting from where the last request left off, so a
+   line of the new request is never taken for one of the old. */
+_Static_assert(NET_SHM_PSETS <= 32, "coll_state_t.pset_held has 32 bits");
+
+int coll_flags_pset_take(struct vc_comm *comm, size_t bytes, int *set, uint64_t *starts)
 {
-    return coll_shm_eligible(comm, bytes) && index < NET_SHM_PSETS ? 2 + 2 * (int)index : -1;
+    coll_state_t *cs = comm->coll;
+    uint32_t held = cs->pset_held, any = 0;
+    *set = -1;
+    *starts = 0;
+    if (!coll_shm_eligible(comm, bytes))   /* the same on every rank */
+        return VC_SUCCESS;
+    int rc = coll_run_msgs(COLL_ALLREDUCE, comm, &held, &any, 1, VC_UINT32, VC_BOR, 0);
+    if (rc)
+        return rc;
+    for (int k = 0; k < NET_SHM_PSETS; k++)
+        if (!(any & (1u << k))) {
+            cs->pset_held |= 1u << k;
+            *set = 2 + 2 * k;
+            *starts = cs->pset_starts[k];
+            break;
+        }
+    return VC_SUCCESS;
+}
+
+void coll_flags_pset_give(struct vc_comm *comm, int set, uint64_t starts)
+{
+    int k = (set - 2) / 2;
+    if (set < 2 || k >= NET_SHM_PSETS)
+        return;
+    comm->coll->pset_held &= ~(1u << k);
+    comm->coll->pset_starts[k] = starts;
 }
 
 /* the caller worked out flags_ok (coll_shm_eligible); the slots reduce

@@ -24,13 +24,17 @@ int coll_flags_fits(const coll_query_t *q);
 int coll_flags_run(const coll_call_t *c, int *rc);
 int coll_flags_release_run(const coll_call_t *c, int *rc);
 
-/* The flag slots for a persistent barrier or allreduce (exec.c): the slot
- * set of a world's init number index (-1: none; the first NET_SHM_PSETS
- * inits of a world on one node have one each), then per start: publish my
+/* The flag slots for a persistent barrier or allreduce (exec.c): take a
+ * slot set for a new request of the world (collective, at init: the
+ * lowest set no rank holds, agreed by one allreduce; *set -1: none free,
+ * or the slots cannot serve this size), with *starts the starts made on
+ * it before (a request continues that count); give it back when the
+ * request goes (its count then); then per start: publish my
  * contribution for start seq, see whether everyone's is there (*from: the
  * first rank not yet seen, 0 at the start of a wait; on 0 returned, the
  * rank still missing), combine them in rank order. */
-int coll_flags_pset(const struct vc_comm *comm, size_t bytes, uint32_t index);
+int coll_flags_pset_take(struct vc_comm *comm, size_t bytes, int *set, uint64_t *starts);
+void coll_flags_pset_give(struct vc_comm *comm, int set, uint64_t starts);
 void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
                         uint64_t seq);
 int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *from);

@@ -16,6 +16,8 @@
  * vc_finalize to release. Run under mpirun; exit 0 on success.
  */
 #include <stdint.h>
+#include <string.h>
+#include <unistd.h>
 #include "mp_util.h"
 #include "coll/coll.h"
 
@@ -459,6 +461,67 @@ static void test_seg(void)
              (unsigned long long)got, 3 * NSTARTS);
 }
 
+/* ---- the flag slot sets come back ----
+ * A small allreduce that a blocking call runs through the flag slots gets
+ * one of the world's slot sets while it lives. Two waves of more requests
+ * than there are sets (made, started with changing values, checked,
+ * freed): the second wave must get as many sets as the first, and a set
+ * freed between two live requests serves the next one. Every start is
+ * checked, so a line of an old request taken for a new one shows. */
+enum { WAVE = 12 };
+
+static int wave(pc_t *c, vc_request_t *q, int n, int salt)
+{
+    int sets = 0;
+    for (int i = 0; i < n; i++) {
+        pc_setup(&c[i], K_ALLREDUCE, 2);
+        OK(c[i].init(&c[i], &q[i]));
+        sets += coll_exec_flags_set(q[i]) != 0;
+    }
+    for (int it = 0; it < 3; it++)
+        for (int i = 0; i < n; i++) {
+            c[i].fill(&c[i], salt + it + 7 * i);
+            OK(vc_start(&q[i]));
+            complete(&c[i], &q[i], (it + i) % 3);
+            c[i].check(&c[i], salt + it + 7 * i);
+        }
+    return sets;
+}
+
+static void test_sets(void)
+{
+    pc_t c[WAVE];
+    vc_request_t q[WAVE];
+    const char *f = getenv("VCOLL_ALLREDUCE_ALG");
+    int want = P > 1 && (!f || !strcmp(f, "flags")) && mp_on_one_node();
+    int s1 = wave(c, q, WAVE, 0);
+    for (int i = 0; i < WAVE; i++) {
+        OK(vc_request_free(&q[i]));
+        pc_free(&c[i]);
+    }
+    int s2 = wave(c, q, WAVE, 100);
+    if (want && (s1 == 0 || s2 != s1))
+        FAIL("flag slot sets: %d of %d requests had one, then %d after all were freed", s1,
+             WAVE, s2);
+    /* free one that has a set while the others live: the next one takes it */
+    int k = 0;
+    while (k < WAVE && !coll_exec_flags_set(q[k]))
+        k++;
+    if (k < WAVE) {
+        int had = coll_exec_flags_set(q[k]);
+        OK(vc_request_free(&q[k]));
+        pc_free(&c[k]);
+        wave(&c[k], &q[k], 1, 200);
+        if (coll_exec_flags_set(q[k]) != had)
+            FAIL("flag slot set %d freed, the next request got %d", had,
+                 coll_exec_flags_set(q[k]));
+    }
+    for (int i = 0; i < WAVE; i++) {
+        OK(vc_request_free(&q[i]));
+        pc_free(&c[i]);
+    }
+}
+
 /* ---- vc_startall / vc_waitall, the array in another order on odd ranks ---- */
 static void test_startall(void)
 {
@@ -617,6 +680,7 @@ int main(int argc, char **argv)
     test_each(1);
     test_each(7);
     test_each(3000);      /* past the eager limit: rendezvous messages */
+    test_sets();
     test_orders();
     test_seg();
     test_startall();

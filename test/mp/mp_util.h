@@ -29,14 +29,9 @@ static inline void mp_init(int *argc, char ***argv)
     vc_comm_size(VC_COMM_WORLD, &mp_size);
 }
 
-/* 1 when env names algorithm alg and every rank shares my host: a forced
-   shared-memory algorithm must then take every blocking call of two or
-   more ranks (tests check the library's counter) */
-static inline int mp_forced_on_one_node(const char *env, const char *alg)
+/* 1 when every rank shares my host (collective over the world) */
+static inline int mp_on_one_node(void)
 {
-    const char *f = getenv(env);
-    if (!f || strcmp(f, alg))
-        return 0;
     char (*h)[64] = calloc((size_t)mp_size, 64), mine[64] = "";
     int one = 1;
     gethostname(mine, sizeof mine - 1);
@@ -45,6 +40,17 @@ static inline int mp_forced_on_one_node(const char *env, const char *alg)
         one &= !strcmp(h[q], mine);
     free(h);
     return one;
+}
+
+/* 1 when env names algorithm alg and every rank shares my host: a forced
+   shared-memory algorithm must then take every blocking call of two or
+   more ranks (tests check the library's counter) */
+static inline int mp_forced_on_one_node(const char *env, const char *alg)
+{
+    const char *f = getenv(env);
+    if (!f || strcmp(f, alg))
+        return 0;
+    return mp_on_one_node();
 }
 
 /* a barrier made of point-to-point only (tests p2p without collectives) */
