@@ -301,10 +301,10 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     /* A persistent barrier or allreduce that a blocking call would run
        through shared memory does so too, on resources of its own: a small
        one through a slot set of the node's flag slots when one is free on
-       every rank (agreed in coll_flags_pset_take), a larger allreduce of a one-node
-       communicator through a segment made now (within half of
-       VCOLL_SHM_COLL_MAX; agreed in its creation, else messages). The same facts on every member, so the same
-       choice. */
+       every rank (agreed in coll_flags_pset_take), a larger allreduce of
+       a one-node communicator through a segment made now (within half of
+       VCOLL_SHM_COLL_MAX; agreed in its creation, else messages). The
+       same facts on every member, so the same choice. */
     if (form == FORM_PERSISTENT && (kind == COLL_BARRIER || kind == COLL_ALLREDUCE)) {
         coll_query_t qb;
         query(&qb, kind, FORM_BLOCKING, comm, cc, count, esize, tcount, !commutative, user);
@@ -323,8 +323,9 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
                 coll_flags_pset_give(comm, set, starts);
             return rc;
         }
+        /* (eligible: every member on my node) */
         if (kind == COLL_ALLREDUCE && count && b && b->run == coll_shm_run &&
-            cc->layout.nnodes == 1 && coll_shmseg_eligible(comm)) {
+            coll_shmseg_eligible(comm)) {
             /* half the node's budget at most: a program that makes many
                must not leave its communicators' own segments no room */
             struct coll_shmseg *g;
