@@ -7,13 +7,18 @@
  * all contributions in rank order on every rank, so every rank computes the
  * same expression and gets identical bits.
  *
- * Why it is safe to reuse a rank's two slots alternately: rank A writes
- * call k+2 into the slot of call k only once it knows every rank has
- * started call k+1 (its k+1 line is there, or its message of call k+1
- * came), and each rank starts k+1 only after it has finished reading (and
- * reducing) everything of call k. The symmetric calls see every line of a
- * call anyway; after a rooted one (shm_flags_rooted.c), where a rank may
- * read one line or none, the next call checks first (coll_flags_settle).
+ * A rank's blocking calls go round a ring of D = NET_SHM_BLK_DEPTH slots.
+ * Why reuse is safe: rank A writes call k+D into the slot of call k only
+ * once it knows every rank has started call k+1 (its k+1 line is there, or
+ * its message of call k+1 came), and each rank starts k+1 only after it
+ * has finished reading (and reducing) everything of call k. The symmetric
+ * calls see every line of a call anyway; after a rooted one
+ * (shm_flags_rooted.c), where a rank may read one line or none, the next
+ * call checks first (coll_flags_settle). Why a ring and not two slots: the
+ * root of back-to-back rooted calls (a bcast loop) may run D - 1 calls
+ * ahead of its slowest reader instead of one, as a message root runs
+ * ahead on eager sends; with two it waited for every reader on every
+ * other call, and a reader off its core costs a context switch each time.
  *
  * Kept because it measured faster (vcoll_osu_*, 3 runs each, 2-core box):
  *   np=2: barrier 0.30-0.32 us (linear 0.52-0.55); allreduce 8 B 0.33-0.36 us
@@ -47,11 +52,17 @@ int coll_shm_eligible(const struct vc_comm *comm, size_t bytes)
            cs->boot->local_size == cs->size && bytes <= sizeof(((shm_slot_t *)0)->data);
 }
 
-/* The slots of set `first` (0: the blocking calls; 2 + 2k: persistent
-   request k) for call `seq`: rank's, one lookup of the node's slots. */
+_Static_assert((NET_SHM_BLK_DEPTH & (NET_SHM_BLK_DEPTH - 1)) == 0 && NET_SHM_BLK_DEPTH >= 2,
+               "the blocking ring's depth is a power of two, at least 2");
+
+/* The slots of set `first` (0: the blocking calls' ring; PSET_FIRST(k):
+   persistent request k, two alternate slots) for call `seq`: rank's, one
+   lookup of the node's slots. */
+#define PSET_FIRST(k) (NET_SHM_BLK_DEPTH + 2 * (k))
 static shm_slot_t *slot_of(shm_slot_t *base, int first, int rank, uint64_t seq)
 {
-    return &base[rank * NET_SHM_SLOTS + first + (int)(seq & 1)];
+    int i = first ? first + (int)(seq & 1) : (int)(seq & (NET_SHM_BLK_DEPTH - 1));
+    return &base[rank * NET_SHM_SLOTS + i];
 }
 
 static __attribute__((noinline)) shm_slot_t *slots_lookup(coll_state_t *cs)
@@ -138,13 +149,26 @@ unsigned char *coll_flags_line(const struct vc_comm *comm, int rank, uint64_t se
     return s->data;
 }
 
+/* Call k reuses the slot of call k - D: every rank must have started call
+   k - D + 1. Waiting for exactly that (not for k - 1) is what lets a root
+   run ahead. One look at call k - 1 first, without waiting: where every
+   rank is there (a reader behind its root: the root's line it read last
+   call is still in its cache) the next D - 2 calls need no look at all;
+   settling for k - D + 1 only had each call re-read lines the others were
+   writing (np 2 bcast loop: 2/3 of both ranks' time in these loads). */
 int coll_flags_settle(const struct vc_comm *comm, coll_comm_t *cc, uint64_t k)
 {
-    if (k < 2 || cc->flags_seen >= k - 1)
+    const uint64_t lag = NET_SHM_BLK_DEPTH - 1;
+    if (k <= lag || cc->flags_seen >= k - lag)
         return VC_SUCCESS;
-    int rc = coll_flags_await(comm, 0, k - 1);
-    if (!rc)
+    int from = 0;
+    if (coll_flags_ready(comm, 0, k - 1, &from)) {
         cc->flags_seen = k - 1;
+        return VC_SUCCESS;
+    }
+    int rc = coll_flags_await(comm, 0, k - lag);
+    if (!rc)
+        cc->flags_seen = k - lag;
     return rc;
 }
 
@@ -293,7 +317,7 @@ int coll_flags_pset_take(struct vc_comm *comm, size_t bytes, int *set, uint64_t 
     for (int k = 0; k < NET_SHM_PSETS; k++)
         if (!(any & (1u << k))) {
             cs->pset_held |= 1u << k;
-            *set = 2 + 2 * k;
+            *set = PSET_FIRST(k);
             *starts = cs->pset_starts[k];
             break;
         }
@@ -302,8 +326,8 @@ int coll_flags_pset_take(struct vc_comm *comm, size_t bytes, int *set, uint64_t 
 
 void coll_flags_pset_give(struct vc_comm *comm, int set, uint64_t starts)
 {
-    int k = (set - 2) / 2;
-    if (set < 2 || k >= NET_SHM_PSETS)
+    int k = (set - PSET_FIRST(0)) / 2;
+    if (set < PSET_FIRST(0) || k >= NET_SHM_PSETS)
         return;
     comm->coll->pset_held &= ~(1u << k);
     comm->coll->pset_starts[k] = starts;

@@ -44,9 +44,11 @@ int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq);
 void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
                         size_t count, vc_dtype_t dt, vc_op_t op);
 
-/* The blocking calls' slots (set 0): before my line of call k overwrites
-   that of call k-2, every rank must be past k-2 (its k-1 line is there).
-   Free after a call that saw every line; else it waits. */
+/* The blocking calls' slots (set 0, a ring of NET_SHM_BLK_DEPTH = D):
+   before my line of call k overwrites that of call k-D, every rank must be
+   past k-D (its k-D+1 line is there). Free while the last call every line
+   of which I saw is recent enough; else one look at call k-1, then it
+   waits. */
 struct coll_comm;
 int coll_flags_settle(const struct vc_comm *comm, struct coll_comm *cc, uint64_t k);
 /* rank's line of call seq in the blocking set: its data (*cap bytes) and

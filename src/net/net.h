@@ -184,14 +184,17 @@ int net_shm_connect(net_t *n);
 /* after the post-connect fence: every local rank has mapped the segment,
  * so its name can go (nothing is left in /dev/shm even after kill -9) */
 void net_shm_after_fence(net_t *n);
-/* sizes of the node_slots() flag slots (net_ops_t): two (alternate calls)
-   for the blocking calls, and two for each of NET_SHM_PSETS persistent
-   requests; 2 KiB of data each (+ the sequence line), so allreduce to
-   2 KiB and alltoall with 2 KiB in all (np 8: 256 B per pair) skip the
-   message path (np 4/8 through the drop-in: 0.30-0.48 of Open MPI where
-   the message algorithms ran 0.62-1.28) */
+/* sizes of the node_slots() flag slots (net_ops_t): NET_SHM_BLK_DEPTH
+   (a ring, one per call in flight) for the blocking calls, and two for
+   each of NET_SHM_PSETS persistent requests; 2 KiB of data each (+ the
+   sequence line), so allreduce to 2 KiB and alltoall with 2 KiB in all
+   (np 8: 256 B per pair) skip the message path (np 4/8 through the
+   drop-in: 0.30-0.48 of Open MPI where the message algorithms ran
+   0.62-1.28). The ring's depth is how many calls a rooted call's root
+   may run ahead of its slowest reader (shm_flags.c). */
+#define NET_SHM_BLK_DEPTH 8
 #define NET_SHM_PSETS 8
-#define NET_SHM_SLOTS (2 + 2 * NET_SHM_PSETS)
+#define NET_SHM_SLOTS (NET_SHM_BLK_DEPTH + 2 * NET_SHM_PSETS)
 #define NET_SHM_SLOT_BYTES 2112
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
