@@ -190,9 +190,10 @@ void net_shm_after_fence(net_t *n);
    sequence line), so allreduce to 2 KiB and alltoall with 2 KiB in all
    (np 8: 256 B per pair) skip the message path (np 4/8 through the
    drop-in: 0.30-0.48 of Open MPI where the message algorithms ran
-   0.62-1.28). The ring's depth is how many calls a rooted call's root
-   may run ahead of its slowest reader (shm_flags.c). */
-#define NET_SHM_BLK_DEPTH 8
+   0.62-1.28). The ring's depth less one is how many calls a rooted
+   call's root may run ahead of its slowest reader (shm_flags.c; why 4:
+   doc/collectives.md, "The blocking ring"). */
+#define NET_SHM_BLK_DEPTH 4
 #define NET_SHM_PSETS 8
 #define NET_SHM_SLOTS (NET_SHM_BLK_DEPTH + 2 * NET_SHM_PSETS)
 #define NET_SHM_SLOT_BYTES 2112
