@@ -643,8 +643,8 @@ static void test_burst(void)
    readers that are not late, finish 3 calls while one rank (a bcast's
    last, a gather's root) sleeps 400 ms, as a message root runs ahead on
    eager sends (the ring has 4 slots: 3 calls ahead). With two slots a
-   rank waited for the late one from its second call on. Checked only where flags is forced, on one node; the
-   values are checked after. */
+   rank waited for the late one from its second call on. Checked only
+   where flags is forced, on one node; the values are checked after. */
 static void test_runahead(void)
 {
     int me = mp_rank, p = mp_size;
