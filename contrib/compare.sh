@@ -23,7 +23,11 @@ Usage: $0 [options]
   -x WARMUP       warm-up iterations passed to every benchmark
   -B DIR          vcoll build tree (default: .)
   -P PREFIX       use installed programs under PREFIX instead of a build tree
-  -l LIBS         peers, comma separated, among: openmpi,mpich (default: every one built)
+  -l LIBS         peers, comma separated, among: openmpi,mpich (default: every one built;
+                  none: vcoll alone)
+  -T FILE         also run vcoll with the rules file FILE (VCOLL_TUNE_FILE, e.g. written
+                  by vcoll_tune), interleaved with the plain vcoll runs, which then use the
+                  built-in table; adds the column tuned/vcoll (latency: > 1, the file is slower)
   -L LAUNCHER     launcher for vcoll: mpirun (default) or srun (srun --mpi=pmix)
   -t SECONDS      timeout of one launcher call (default 300)
   -o FILE.csv     CSV output (default osu-compare.csv)
@@ -36,7 +40,7 @@ EOF
 
 reps=3 np=2 benches="latency,bw,bibw,bcast,reduce,allreduce,allgather,gather,alltoall,neighbor_alltoall,allreduce_persistent,barrier"
 sizes="" iters="" warmup="" builddir=. prefix="" peers="" launcher=mpirun tmo=300
-csv=osu-compare.csv keep="" plot=""
+csv=osu-compare.csv keep="" plot="" tuned=""
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
     -l) peers=$2; shift ;;
     -L) launcher=$2; shift ;;
     -t) tmo=$2; shift ;;
+    -T) tuned=$2; shift ;;
     -o) csv=$2; shift ;;
     -k) keep=$2; shift ;;
     --plot) plot=osu-compare ;;
@@ -73,19 +78,27 @@ else
     mdir=$builddir/src/tools/osu
 fi
 prog_of() { # LIB BENCH
-    if [ "$1" = vcoll ]; then echo "$vdir/vcoll_osu_$2"; else echo "$mdir/$1/mpi_osu_$2"; fi
+    if [ "$1" = vcoll ] || [ "$1" = tuned ]; then echo "$vdir/vcoll_osu_$2"; else echo "$mdir/$1/mpi_osu_$2"; fi
 }
 if [ ! -x "$(prog_of vcoll latency)" ]; then
     echo "$0: no vcoll benchmarks in $vdir (build vcoll, or use -B / -P)" >&2
     exit 1
 fi
 
-if [ -z "$peers" ]; then
+if [ "$peers" = none ]; then
+    peers=""
+elif [ -z "$peers" ]; then
     for p in openmpi mpich; do
         [ -x "$(prog_of $p latency)" ] && peers="$peers${peers:+,}$p"
     done
 fi
 libs="vcoll ${peers//,/ }"
+if [ -n "$tuned" ]; then
+    # vc_init refuses a bad file on every rank: say so once, before any run
+    [ -r "$tuned" ] || { echo "$0: -T $tuned: not a readable file" >&2; exit 1; }
+    tuned=$(cd "$(dirname "$tuned")" && pwd)/$(basename "$tuned")
+    libs="vcoll tuned ${peers//,/ }"
+fi
 for p in ${peers//,/ }; do
     case $p in openmpi | mpich) ;; *) echo "$0: unknown peer '$p'" >&2; exit 1 ;; esac
     [ -x "$(prog_of "$p" latency)" ] || {
@@ -93,7 +106,7 @@ for p in ${peers//,/ }; do
         exit 1
     }
 done
-[ -n "$peers" ] || echo "note: no MPI builds found, measuring vcoll only" >&2
+[ -n "$peers" ] || echo "note: no MPI peers, measuring vcoll only" >&2
 
 # ---- launchers, each with the flags it needs on one node ----
 launch() { # LIB NP PROGRAM ARGS...
@@ -101,7 +114,11 @@ launch() { # LIB NP PROGRAM ARGS...
     shift 2
     local cmd
     case $lib in
-    vcoll)
+    vcoll | tuned)
+        # -T: the plain runs take the built-in table, not a default-location file
+        if [ -n "$tuned" ]; then
+            if [ "$lib" = tuned ]; then export VCOLL_TUNE_FILE=$tuned; else export VCOLL_TUNE_FILE=builtin; fi
+        fi
         if [ "$launcher" = srun ]; then
             cmd=(srun --mpi=pmix -O -n "$n")
         else
@@ -157,6 +174,9 @@ done
 # metric per benchmark: bandwidth (higher is better) or latency (lower is better)
 awk -v libs="$libs" -v csv="$csv" "$OSU_AWK_MEDIAN"'
 function unit(b) { return (b == "bw" || b == "bibw") ? "MB/s" : "us" }
+# vcoll over a peer; the tuned table over the built-in one (both: < 1 is
+# better for latency)
+function ratio(li) { return L[li] == "tuned" ? med[li] / med[1] : med[1] / med[li] }
 {
     k = $1 SUBSEP $2 SUBSEP $3
     n[k]++; v[k, n[k]] = $4
@@ -166,13 +186,14 @@ function unit(b) { return (b == "bw" || b == "bibw") ? "MB/s" : "us" }
 END {
     nl = split(libs, L, " ")
     print "benchmark,size,unit,library,median,min,max,runs,vcoll_over_peer" > csv
+    # (on a tuned row the last column is tuned over built-in)
     for (bi = 1; bi <= nb; bi++) {
         b = blist[bi]
         printf "\n## osu_%s (%s, median of runs; ratio = vcoll/peer, %s)\n", b, unit(b),
             unit(b) == "us" ? "< 1 means vcoll is faster" : "> 1 means vcoll is faster"
         printf "%-10s", "# Size"
         for (li = 1; li <= nl; li++) printf "%14s", L[li]
-        for (li = 2; li <= nl; li++) printf "%16s", "vcoll/" L[li]
+        for (li = 2; li <= nl; li++) printf "%16s", L[li] == "tuned" ? "tuned/vcoll" : "vcoll/" L[li]
         printf "\n"
         ns = split(sizes[b], S, " ")
         for (si = 1; si <= ns; si++) {
@@ -185,14 +206,15 @@ END {
                 else printf "%14s", "n/a"
             }
             for (li = 2; li <= nl; li++) {
-                if ((1 in med) && (li in med) && med[li] > 0) printf "%16.3f", med[1] / med[li]
+                if ((1 in med) && (li in med) && med[li] > 0 && med[1] > 0)
+                    printf "%16.3f", ratio(li)
                 else printf "%16s", "n/a"
             }
             printf "\n"
             for (li = 1; li <= nl; li++) {
                 if (!(li in med)) continue
                 k = b SUBSEP L[li] SUBSEP s
-                r = (li > 1 && (1 in med) && med[li] > 0) ? sprintf("%.4f", med[1] / med[li]) : ""
+                r = (li > 1 && (1 in med) && med[li] > 0 && med[1] > 0) ? sprintf("%.4f", ratio(li)) : ""
                 printf "%s,%s,%s,%s,%.4f,%.4f,%.4f,%d,%s\n", b, s, unit(b), L[li], med[li],
                     lo[k], hi[k], n[k], r > csv
             }
