@@ -11,5 +11,5 @@ src_tools_vcoll_scale_SOURCES = src/tools/vcoll_scale.c
 src_tools_vcoll_scale_LDADD = libvcoll_int.la $(VC_LIBS)
 # measures every collective's algorithms here and writes a rules file
 bin_PROGRAMS += src/tools/vcoll_tune
-src_tools_vcoll_tune_SOURCES = src/tools/vcoll_tune.c
+src_tools_vcoll_tune_SOURCES = src/tools/vcoll_tune.c src/tools/tune_pick.c src/tools/tune_pick.h
 src_tools_vcoll_tune_LDADD = libvcoll_int.la $(VC_LIBS)

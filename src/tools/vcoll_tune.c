@@ -13,7 +13,8 @@
  * "Avg Latency", so a table tuned here serves the benchmarks users run.
  * "auto" (the table in force) is measured beside them, and its choice
  * stays unless another candidate is faster by more than the -k factor
- * (default 1.05). Rows are written for this job's shape only (ranks, most
+ * (default 1.05) and in every round (its slowest round beats the
+ * table's fastest). Rows are written for this job's shape only (ranks, most
  * ranks per node, nodes): other shapes, and what the file does not cover,
  * keep the built-in rows. One progress line per
  * collective goes to stderr on rank 0.
@@ -31,6 +32,7 @@
 #include <unistd.h>
 #include "vcoll.h"
 #include "coll/rules.h"
+#include "tune_pick.h"
 
 #define MAXALG 16
 #define REPS 3
@@ -175,7 +177,8 @@ static void usage(FILE *f)
                "  -m  message sizes in bytes per rank, powers of two (default 8:1048576)\n"
                "  -t  seconds per candidate and size (default 0.02)\n"
                "  -k  keep the choice of the table in force unless another algorithm\n"
-               "      is FACTOR times faster (default 1.05; 1: the fastest wins)\n");
+               "      is FACTOR times faster in the median and faster in every round\n"
+               "      (default 1.05)\n");
 }
 
 /* every name -c lists must be one this tunes: a typo would otherwise
@@ -266,7 +269,7 @@ int main(int argc, char **argv)
     FILE *mem = open_memstream(&text, &tlen);
     fprintf(mem, "# vcoll_tune: %d ranks, %d per node at most, %d node%s; sizes %zu..%zu B,"
                  " %.3f s per candidate, median of %d rounds; the table in force's"
-                 " choice kept unless %.2fx slower\n",
+                 " choice kept unless %.2fx slower and slower in every round\n",
             size, ppn, nodes, nodes > 1 ? "s" : "", lo, hi, budget, REPS, keep);
     double t_start = vc_wtime();
     for (int ci = 0; ci < NCOLLS; ci++) {
@@ -314,28 +317,18 @@ int main(int argc, char **argv)
                         t[a][r] = measure(c->name, n, budget);
                     }
             vc_coll_set_alg(VC_COMM_WORLD, c->name, "auto");
-            int best = -1;
-            double med[MAXALG + 1];
+            tune_cand_t cand[MAXALG];
             fprintf(mem, "\n#   %7zu B:", n);
             for (int a = 0; a <= na; a++) {
                 if (!runs[a])
                     continue;
                 qsort(t[a], REPS, sizeof t[a][0], cmp_double);
-                med[a] = t[a][REPS / 2];
-                fprintf(mem, " %s %.2f", names[a], med[a]);
-                if (a < na && (best < 0 || med[a] < med[best]))
-                    best = a;
+                fprintf(mem, " %s %.2f", names[a], t[a][REPS / 2]);
             }
-            /* keep the table in force's choice unless another is clearly
-               faster, then the smaller size's winner: noise must neither
-               overturn a row nor make rows flap. Without the first guard
-               (np 4 on 2 cores), reduce at 512 B-4 KiB went to binomial
-               and hier, within 1-3 % of linear here, and ran 1.10-1.43
-               times slower than the built-in linear under OSU. */
-            if (best >= 0 && tab >= 0 && runs[tab] && med[tab] <= keep * med[best])
-                best = tab;
-            else if (best >= 0 && prev >= 0 && runs[prev] && med[prev] <= 1.03 * med[best])
-                best = prev;
+            for (int a = 0; a < na; a++)
+                cand[a] = runs[a] ? (tune_cand_t){1, t[a][0], t[a][REPS / 2], t[a][REPS - 1]}
+                                  : (tune_cand_t){0, 0, 0, 0};
+            int best = tune_pick(cand, na, tab, prev, keep);
             if (best < 0)
                 best = prev >= 0 ? prev : 0;
             sz[nsz] = n;

@@ -21,7 +21,7 @@ test_unit_test_coll_hier_LDADD = libvcoll_int.la $(CUNIT_LIBS) -lm
 # selection as data: the rules format, matching, the table in force
 check_PROGRAMS += test/unit/test_rules
 TESTS += test/unit/test_rules
-test_unit_test_rules_SOURCES = test/unit/test_rules.c
+test_unit_test_rules_SOURCES = test/unit/test_rules.c src/tools/tune_pick.c src/tools/tune_pick.h
 test_unit_test_rules_LDADD = libvcoll_int.la $(CUNIT_LIBS)
 # persistent collectives: the executor restarting a kept schedule on the real p2p
 check_PROGRAMS += test/unit/test_persist

@@ -15,6 +15,7 @@
 #include "coll/rules.h"
 #include "coll/layout.h"
 #include "core/config.h"
+#include "tools/tune_pick.h"
 
 static int parse(coll_rules_t *t, const char *text, char *err, size_t len)
 {
@@ -302,6 +303,31 @@ static void test_forced(void)
                     VC_ERR_NOT_INITIALIZED);
 }
 
+/* vcoll_tune's choice at one size: the table's choice stays unless another
+   is ahead by the keep factor in the median and in every round */
+static void test_tune_pick(void)
+{
+    tune_cand_t c[3] = {{1, 100, 102, 104}, {1, 90, 92, 94}, {0, 0, 0, 0}};
+    /* 1 leads by 11 % and in every round: it wins over the table's 0 */
+    CU_ASSERT_EQUAL(tune_pick(c, 3, 0, -1, 1.05), 1);
+    /* within the keep factor: the table's 0 stays */
+    CU_ASSERT_EQUAL(tune_pick(c, 3, 0, -1, 1.2), 0);
+    /* ahead by 9 % in the median but one round slower than the table's
+       fastest (session 28: allreduce 1 MiB went to hier that way) */
+    c[1] = (tune_cand_t){1, 80, 92, 101};
+    CU_ASSERT_EQUAL(tune_pick(c, 3, 0, -1, 1.05), 0);
+    /* no table choice among the candidates: the fastest median */
+    CU_ASSERT_EQUAL(tune_pick(c, 3, -1, -1, 1.05), 1);
+    /* the smaller size's winner stays within 3 % */
+    c[0] = (tune_cand_t){1, 90, 94, 95};
+    CU_ASSERT_EQUAL(tune_pick(c, 3, -1, 0, 1.05), 0);
+    CU_ASSERT_EQUAL(tune_pick(c, 3, 2, 0, 1.05), 0);      /* 2 cannot serve */
+    /* nothing measured: the previous winner, or none */
+    tune_cand_t none[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+    CU_ASSERT_EQUAL(tune_pick(none, 2, -1, 1, 1.05), 1);
+    CU_ASSERT_EQUAL(tune_pick(none, 2, -1, -1, 1.05), -1);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -313,6 +339,7 @@ int main(void)
     CU_add_test(s, "first usable rule wins", test_match);
     CU_add_test(s, "the table in force and its precedence", test_load);
     CU_add_test(s, "forced algorithms", test_forced);
+    CU_add_test(s, "vcoll_tune keeps the table unless clearly beaten", test_tune_pick);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
