@@ -256,9 +256,9 @@ int main(int argc, char **argv)
     int ppn, nodes;
     shape(&ppn, &nodes);
     size_t per = hi * (size_t)size + 64;
-    /* page-aligned, as OSU's and most applications' large buffers are: a
-       calloc block of this size starts 16 bytes into a page, and copies
-       and reductions run at other speeds off the cache line */
+    /* page-aligned, as OSU's and most applications' large buffers are (a
+       calloc block of this size starts 16 bytes into a page): copies and
+       reductions may run at other speeds off the cache line */
     long page = sysconf(_SC_PAGESIZE);
     if (posix_memalign((void **)&sbuf, page > 0 ? (size_t)page : 4096, per))
         sbuf = NULL;
@@ -270,11 +270,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "vcoll_tune: rank %d: no memory for %zu-byte buffers\n", rank, per);
         vc_abort(VC_COMM_WORLD, 1);
     }
-    /* Touch every page, as an application's data is: an untouched calloc
-       block reads as the kernel's one zero page, which stays in the cache
-       and flatters whatever reads the send buffer most (np 2, 1 MiB:
-       recursive doubling measured 107 us against the segment's 113 here,
-       and ran 1.35x slower than it under OSU, whose buffers are written) */
+    /* Touch every page, as an application's data is (and OSU's): an
+       untouched block reads as the kernel's one zero page, which stays in
+       the cache and would flatter whatever reads the send buffer most */
     for (size_t i = 0; i + sizeof(float) <= per; i += sizeof(float))
         memcpy(sbuf + i, &(float){1.0f}, sizeof(float));
     memset(rbuf, 0, per);
