@@ -341,8 +341,8 @@ int main(int argc, char **argv)
                 cand[a] = runs[a] ? (tune_cand_t){1, t[a][0], t[a][REPS / 2], t[a][REPS - 1]}
                                   : (tune_cand_t){0, 0, 0, 0};
             int best = tune_pick(cand, na, tab, prev, keep);
-            if (best < 0)
-                best = prev >= 0 ? prev : 0;
+            if (best < 0)       /* (tune_pick already fell back on prev) */
+                best = 0;
             sz[nsz] = n;
             win[nsz++] = best;
             prev = best;
