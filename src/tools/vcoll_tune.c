@@ -145,10 +145,9 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ranks per node and nodes, from host names (the launcher's node) */
-/* ranks per node at most, nodes, and whether any node has more ranks than
-   online cores (as vc_init judges it, so the tuner and the table's
-   oversub= rows agree) */
+/* ranks per node at most and nodes, from host names (the launcher's
+   node), and whether any node has more ranks than online cores (as
+   vc_init judges it, so the tuner and the table's oversub= rows agree) */
 static void shape(int *ppn, int *nodes, int *oversub)
 {
     char me[64] = {0}, *all = calloc((size_t)size, sizeof me);
