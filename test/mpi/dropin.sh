@@ -76,6 +76,11 @@ suite() {   # mpi, label, nps..., [env...]
     shift 3
     for np in $nps; do
         for pre in 0 1; do
+            # Plain MPICH busy-polls: past the box's cores a plain run took
+            # 9-17 s (52 of this script's 200 s at np 5..8) and tests MPICH,
+            # not vcoll. mpi_coll is one source for both MPIs, so plain Open
+            # MPI at those np already shows the program itself right.
+            [ "$pre" = 0 ] && [ "$mpi" = mpich ] && [ "$np" -gt 4 ] && continue
             ran=$((ran + 1))
             if launch "$mpi" "$np" "$pre" "$@" -- "$b/test/mpi/$mpi/mpi_coll" &&
                grep -q 'all checks passed' "$tmp/out" &&

@@ -37,8 +37,16 @@ int sim_fail(sim_t *S, const char *fmt, int a, int b);
 /* Run all ranks to completion (S->p ranks, each with s, buf[], len[] set;
    know = 1 << rank). Returns 0 on success, else failmsg says why. */
 int sim_run(sim_t *S);
-/* frees schedules, buffers and queues; zeroes S */
+/* frees schedules and queues, hands back every sim_buf; zeroes S */
 void sim_free(sim_t *S);
+
+/* A case's buffers (ranks' buf[], inputs, references): len bytes, 64-byte
+   aligned, valid until the next sim_free or sim_buf_reset. They come from
+   one arena reused case after case, so its pages are faulted in once per
+   test program, not once per case; under ASan the gaps between them and
+   everything handed back are poisoned, so an overrun still reports. */
+void *sim_buf(size_t len);
+void sim_buf_reset(void);
 
 /* The tail every simulating test program shares: print how many cases
    ran and failed (a CUnit test body: fails on no cases or any failure),

@@ -258,7 +258,7 @@ static int run_case(const tcase_t *t)
         R->len[COLL_RBUF] = rl;
         R->len[COLL_TMP] = R->s.tmp_bytes;
         for (int b = 0; b < COLL_NBUF; b++) {
-            R->buf[b] = malloc(R->len[b] + 1);
+            R->buf[b] = sim_buf(R->len[b] + 1);
             memset(R->buf[b], FILL, R->len[b] + 1);
         }
         unsigned char *in = R->buf[ip ? COLL_RBUF : COLL_SBUF];

@@ -120,7 +120,7 @@ static int setup_rank(sim_t *S, const gcase_t *t, int r)
     R->len[COLL_RBUF] = rl;
     R->len[COLL_TMP] = R->s.tmp_bytes;
     for (int b = 0; b < COLL_NBUF; b++) {
-        R->buf[b] = malloc(R->len[b] + 1);
+        R->buf[b] = sim_buf(R->len[b] + 1);
         memset(R->buf[b], GARBAGE, R->len[b] + 1);
     }
     if (is_scatter(t->kind)) {

@@ -253,7 +253,7 @@ static int run_case(int kind, const tgraph_t *T, size_t count)
         R->len[COLL_RBUF] = rlen[r] * 4;
         R->len[COLL_TMP] = R->s.tmp_bytes;
         for (int b = 0; b < COLL_NBUF; b++) {
-            R->buf[b] = malloc(R->len[b] + 1);
+            R->buf[b] = sim_buf(R->len[b] + 1);
             memset(R->buf[b], FILL, R->len[b] + 1);
         }
         uint32_t *sb = (uint32_t *)R->buf[COLL_SBUF];
