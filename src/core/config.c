@@ -47,7 +47,7 @@ static const cfg_entry_t table[] = {
     {"VCOLL_SHM_PULL_MIN", T_SIZE, F(shm_pull_min), "0", NULL, 0, 1L << 30,
      "smallest shm message read with one process_vm_readv; smaller ones past the eager limit are streamed through the rings; 0 = from the cost of that call, measured at start-up"},
     {"VCOLL_SHM_CELLS", T_INT, F(shm_cells), "16", NULL, 2, 4096,
-     "cells in each sender->receiver shared-memory ring"},
+     "capacity of each sender->receiver shared-memory ring, in packets of the largest eager size (small packets take one 64-byte line each)"},
     {"VCOLL_SHM_COLL_MAX", T_SIZE, F(shm_coll_max), "64m", NULL, 0, 1L << 40,
      "most bytes of shared segments for collectives on one node (all communicators of the job); past it collectives use messages"},
     {"VCOLL_SPIN", T_INT, F(spin), "-1", NULL, -1, 100000000,

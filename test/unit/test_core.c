@@ -212,59 +212,148 @@ static void test_list(void)
     CU_ASSERT_TRUE(list_empty(&l));
 }
 
+/* sender and receiver ends of one ring in plain memory */
+static void *ring_mem(uint32_t nlines)
+{
+    void *m = aligned_alloc(SHM_CACHELINE, shm_ring_bytes(nlines));
+    memset(m, 0, shm_ring_bytes(nlines));
+    return m;
+}
+
 static void test_ring(void)
 {
-    enum { CELL = 128, N = 4 };
-    uint8_t *mem = aligned_alloc(64, CELL * N);
-    memset(mem, 0, CELL * N);
-    shm_ring_t tx = {mem, CELL, N, 0}, rx = {mem, CELL, N, 0};
+    enum { N = 8 };     /* 8 lines: a 70-byte packet takes 2 */
+    uint8_t *mem = ring_mem(N);
+    shm_ring_t tx = shm_ring_at(mem, N, 200), rx = shm_ring_at(mem, N, 200);
     char a[16] = "header", b[64];
     memset(b, 'x', sizeof b);
     struct iovec iov[2] = {{a, 6}, {b, 64}};
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < N / 2; i++) {
         a[0] = (char)('0' + i);
         CU_ASSERT_EQUAL(shm_ring_push(&tx, iov, 2), 0);
     }
     CU_ASSERT_EQUAL(shm_ring_push(&tx, iov, 2), -1);   /* full */
-    for (int i = 0; i < N; i++) {
-        shm_cell_t *c = shm_ring_peek(&rx);
+    for (int i = 0; i < N / 2; i++) {
+        shm_pkt_t *c = shm_ring_peek(&rx);
         CU_ASSERT_PTR_NOT_NULL_FATAL(c);
         CU_ASSERT_EQUAL(c->len, 70);
         CU_ASSERT_EQUAL(c->data[0], '0' + i);          /* FIFO */
         CU_ASSERT_EQUAL(c->data[69], 'x');
-        shm_ring_pop(&rx, c);
+        shm_ring_pop(&rx, c->len);
     }
     CU_ASSERT_PTR_NULL(shm_ring_peek(&rx));
-    /* a packet larger than a cell is refused, never overflows */
-    char big[CELL];
-    struct iovec bigv = {big, sizeof big};
+    /* a packet larger than max_len is refused, never overflows */
+    char big[256];
+    struct iovec bigv = {big, 201};
     CU_ASSERT_EQUAL(shm_ring_push(&tx, &bigv, 1), -1);
-    /* every split of a packet into three pieces, on either side of the
-       cell's first cache line (written last), lands whole and in order */
-    uint8_t src[2 * CELL], want[CELL];
-    for (int i = 0; i < 2 * CELL; i++)
+    free(mem);
+
+    /* packets of every size to max_len, three pieces split on either side
+       of the first line (written last), through many wraps, with the
+       receiver behind by 0..3 packets: each lands whole and in order */
+    enum { M = 16, MAXL = 3 * SHM_CACHELINE };   /* up to 4 lines a packet */
+    mem = ring_mem(M);
+    tx = shm_ring_at(mem, M, MAXL);
+    rx = shm_ring_at(mem, M, MAXL);
+    uint8_t src[2 * MAXL], want[4][MAXL];
+    size_t wlen[4];
+    for (int i = 0; i < 2 * MAXL; i++)
         src[i] = (uint8_t)(i * 7 + 1);
-    int bad = 0;
-    for (size_t x = 0; x <= 70; x += 5)
-        for (size_t y = 0; y + x <= CELL - SHM_CELL_HDR; y += 3) {
-            size_t z = (x * 3 + y) % 9;
-            if (x + y + z > CELL - SHM_CELL_HDR)
-                z = 0;
-            struct iovec v3[3] = {{src, x}, {src + 40, y}, {src + 3, z}};
-            memcpy(want, src, x);
-            memcpy(want + x, src + 40, y);
-            memcpy(want + x + y, src + 3, z);
-            if (shm_ring_push(&tx, v3, 3)) {
-                bad++;
-                continue;
+    int bad = 0, queued = 0, head = 0, pushed = 0, wraps = 0;
+    for (int it = 0; it < 4000; it++) {
+        size_t len = (size_t)(it * 37) % (MAXL + 1), x = len * (size_t)(it % 5) / 4, y = (len - x) / 2;
+        size_t z = len - x - y;
+        struct iovec v3[3] = {{src + it % 50, x}, {src + 40, y}, {src + 3, z}};
+        if (queued == 4 || (queued && it % 3 == 0)) {   /* the receiver catches up */
+            int n = queued > 1 && it % 2 ? 2 : 1;
+            for (int j = 0; j < n; j++) {
+                uint32_t before = rx.idx;
+                shm_pkt_t *c = shm_ring_peek(&rx);
+                wraps += rx.idx == 0 && before != 0 && c == shm_ring_line(&rx, 0);
+                int w = head % 4;
+                if (!c || c->len != wlen[w] || memcmp(c->data, want[w], wlen[w]))
+                    bad++;
+                if (c)
+                    shm_ring_pop(&rx, c->len);
+                head++;
+                queued--;
             }
-            shm_cell_t *c = shm_ring_peek(&rx);
-            if (!c || c->len != x + y + z || memcmp(c->data, want, x + y + z))
+            /* nothing queued: the receiver's line is empty, not a stale
+               header or payload of an earlier lap */
+            if (queued == 0 && shm_ring_peek(&rx))
                 bad++;
-            if (c)
-                shm_ring_pop(&rx, c);
         }
+        if (shm_ring_push(&tx, v3, 3)) {
+            if (queued == 0)
+                bad++;        /* an empty ring takes any packet to max_len */
+            continue;
+        }
+        int w = (head + queued) % 4;
+        memcpy(want[w], src + it % 50, x);
+        memcpy(want[w] + x, src + 40, y);
+        memcpy(want[w] + x + y, src + 3, z);
+        wlen[w] = len;
+        queued++;
+        pushed++;
+    }
     CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(pushed > 2000);
+    CU_ASSERT(wraps > 100);
+    free(mem);
+
+    /* the line after the receiver's last packet is empty, never a header
+       of an earlier lap: one packet at a time, sizes that move the
+       packets' starts around the ring */
+    mem = ring_mem(M);
+    tx = shm_ring_at(mem, M, MAXL);
+    rx = shm_ring_at(mem, M, MAXL);
+    int stale = 0, lost = 0;
+    for (int it = 0; it < 1000; it++) {
+        struct iovec v = {src, (size_t)(it * 37) % (MAXL + 1)};
+        shm_pkt_t *c;
+        if (shm_ring_push(&tx, &v, 1) || !(c = shm_ring_peek(&rx))) {
+            lost++;
+            continue;
+        }
+        shm_ring_pop(&rx, c->len);
+        stale += shm_ring_peek(&rx) != NULL;
+    }
+    CU_ASSERT_EQUAL(lost, 0);
+    CU_ASSERT_EQUAL(stale, 0);
+    free(mem);
+
+    /* a wrap written while the packet after it does not fit yet: the
+       receiver follows the wrap to line 0 and must find it empty, not the
+       header of the first lap's first packet */
+    mem = ring_mem(M);
+    tx = shm_ring_at(mem, M, MAXL);
+    rx = shm_ring_at(mem, M, MAXL);
+    struct iovec four = {src, MAXL}, one = {src, 8};   /* 4 lines, 1 line */
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &one, 1), 0);             /* line 0 */
+    for (int i = 0; i < 3; i++)
+        CU_ASSERT_EQUAL(shm_ring_push(&tx, &four, 1), 0);        /* lines 1-12 */
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &one, 1), 0);             /* line 13 */
+    shm_ring_pop(&rx, shm_ring_peek(&rx)->len);                  /* line 0 free */
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &four, 1), -1);  /* wrap at 14, no room at 0 */
+    for (int i = 0; i < 4; i++) {
+        shm_pkt_t *c = shm_ring_peek(&rx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        shm_ring_pop(&rx, c->len);
+    }
+    CU_ASSERT_PTR_NULL(shm_ring_peek(&rx));
+    CU_ASSERT_EQUAL(rx.idx, 0);
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &four, 1), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(shm_ring_peek(&rx));
+
+    /* what the receiver never follows: a length past max_len is consumed
+       as one line; one running past the ring's end stops at the end */
+    shm_ring_pop(&rx, MAXL);      /* the packet just checked */
+    uint32_t at = rx.idx;
+    shm_ring_pop(&rx, 0xffffffffu);
+    CU_ASSERT_EQUAL(rx.idx, (at + 1) % M);
+    rx.idx = M - 1;
+    shm_ring_pop(&rx, MAXL);
+    CU_ASSERT_EQUAL(rx.idx, 0);
     free(mem);
 }
 

@@ -34,8 +34,8 @@
 #define SHM_KEY "vc.shm"
 /* Past this size a message goes by CMA even under a larger
  * VCOLL_EAGER_LIMIT. An eager packet is copied twice, one copy after the
- * other (into the ring cell, then out of it once the whole cell is
- * full), and its cell lines cross between the cores twice (the receiver
+ * other (into the ring, then out of it once the whole packet is
+ * there), and its ring lines cross between the cores twice (the receiver
  * reads them, the sender later takes them back to write). Rendezvous costs
  * two small packets and a syscall but copies once, straight from the
  * sender's buffer. On the 2-core EPYC box, np=2 vcoll_osu_latency: 4 KiB
@@ -133,8 +133,8 @@ enum { CLAIM_OPEN = 0, CLAIM_RECEIVER = 1, CLAIM_SENDER = 2, CLAIM_DONE = 3 };
 
 typedef struct shm_hdr {
     uint64_t magic;
-    uint32_t nlocal, ncells;
-    uint64_t cell_bytes;
+    uint32_t nlocal, nlines;  /* lines per ring (shm_ring.h) */
+    uint64_t max_packet;
     uint64_t coll_bytes;    /* collective segments mapped on the node (net.h) */
 } shm_hdr_t;
 
@@ -159,6 +159,8 @@ typedef struct net_shm {
     shm_ring_t *out;            /* by local index: my ring to them */
     shm_ring_t *in;             /* by local index: their ring to me */
     int rr;                     /* round-robin start for fairness */
+    uint32_t nlines;            /* units per ring, as this rank computes it */
+    uint8_t *warm;              /* by local index: rings to and from it populated */
     uint64_t *claim_gen;        /* by local index: claims opened for its messages */
     uint64_t *claim_tok;        /* [local index][SHM_CLAIMS]: token of a word in
                                    use, 0 when free */
@@ -183,14 +185,36 @@ static void seg_name(net_shm_t *s, const net_env_t *env)
 static uint8_t *ring_base(net_shm_t *s, int from, int to)
 {
     shm_hdr_t *h = s->seg;
-    size_t rb = shm_ring_bytes(h->cell_bytes, h->ncells);
+    size_t rb = shm_ring_bytes(h->nlines);
     return (uint8_t *)s->seg + round_up(sizeof *h, 4096) + ((size_t)from * s->nlocal + (size_t)to) * rb;
+}
+
+/* Map the pages of both rings with local rank l at the first packet
+ * either way, in one call: touched one by one, a ring's 34 pages (each
+ * end faults its own mapping) cost a benchmark's first row a quarter of
+ * its rate on a VM with slow faults (np 2 vcoll_osu_bw, 1 B: 0.75 of the
+ * fixed-cell rings, which touched one line per 8 KiB cell). Only the rings
+ * of pairs that talk: the segment has L*L of them. Failure is harmless
+ * (the pages then fault in as they are touched). */
+static void rings_warm(net_shm_t *s, int l)
+{
+    s->warm[l] = 1;
+#ifdef MADV_POPULATE_WRITE   /* Linux 5.14; older kernels say EINVAL */
+    size_t rb = shm_ring_bytes(s->nlines);
+    uint8_t *pair[2] = {ring_base(s, s->me, l), ring_base(s, l, s->me)};
+    for (int i = 0; i < 2; i++) {
+        uintptr_t a = (uintptr_t)pair[i] & ~(uintptr_t)4095, e = (uintptr_t)pair[i] + rb;
+        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+    }
+#endif
 }
 
 static int shm_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
 {
     net_shm_t *s = (net_shm_t *)n;
     int l = s->local_of[peer];
+    if (__builtin_expect(!s->warm[l], 0))
+        rings_warm(s, l);
     return shm_ring_push(&s->out[l], iov, iovcnt) ? NET_AGAIN : VC_SUCCESS;
 }
 
@@ -225,18 +249,20 @@ static int shm_progress(net_t *n)
             continue;
         shm_ring_t *r = &s->in[l];
         for (int burst = 0; burst < 8; burst++) {
-            shm_cell_t *cell = shm_ring_peek(r);
-            if (!cell)
+            shm_pkt_t *pkt = shm_ring_peek(r);
+            if (!pkt)
                 break;
+            if (__builtin_expect(!s->warm[l], 0))
+                rings_warm(s, l);
             /* the length is the peer's word, in memory it can still write:
-               read it once, and never past the cell */
-            uint32_t len = __atomic_load_n(&cell->len, __ATOMIC_RELAXED);
+               read it once, and never past the packet's room */
+            uint32_t len = __atomic_load_n(&pkt->len, __ATOMIC_RELAXED);
             if (len <= s->base.max_packet)
-                n->up.packet(n->up.arg, s->world_of[l], cell->data, len);
+                n->up.packet(n->up.arg, s->world_of[l], pkt->data, len);
             else
-                LOG_ERR("shm: dropping a cell of %u bytes from rank %d (cells hold %zu)",
+                LOG_ERR("shm: dropping a packet of %u bytes from rank %d (at most %zu)",
                         len, s->world_of[l], s->base.max_packet);
-            shm_ring_pop(r, cell);
+            shm_ring_pop(r, len);
             events++;
         }
     }
@@ -414,6 +440,7 @@ static void shm_close(net_t *n)
     free(s->pid);
     free(s->out);
     free(s->in);
+    free(s->warm);
     free(s->claim_gen);
     free(s->claim_tok);
     free(s);
@@ -452,10 +479,11 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     s->pid = calloc((size_t)s->nlocal, sizeof(pid_t));
     s->out = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
     s->in = calloc((size_t)s->nlocal, sizeof(shm_ring_t));
+    s->warm = calloc((size_t)s->nlocal, 1);
     s->claim_gen = calloc((size_t)s->nlocal, sizeof *s->claim_gen);
     s->claim_tok = calloc((size_t)s->nlocal * SHM_CLAIMS, sizeof *s->claim_tok);
-    if (!s->world_of || !s->local_of || !s->pid || !s->out || !s->in || !s->claim_gen ||
-        !s->claim_tok) {
+    if (!s->world_of || !s->local_of || !s->pid || !s->out || !s->in || !s->warm ||
+        !s->claim_gen || !s->claim_tok) {
         shm_close(&s->base);
         return VC_ERR_NOMEM;
     }
@@ -505,16 +533,19 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     s->base.split_min = s->cma && !oversub ? SHM_SPLIT_MIN : 0;
     s->base.split_lone_min = s->base.split_min ? SHM_SPLIT_LONE_MIN : 0;
 
-    /* a cell holds the largest eager packet plus the p2p header */
-    size_t cell = round_up(env->cfg->eager_limit + 128 + SHM_CELL_HDR, SHM_CACHELINE);
+    /* the largest packet is the largest eager message plus the p2p header;
+       a ring holds VCOLL_SHM_CELLS of them (and any number of small ones) */
+    size_t cell = round_up(env->cfg->eager_limit + 128 + SHM_PKT_HDR, SHM_CACHELINE);
     uint32_t ncells = (uint32_t)env->cfg->shm_cells;
     /* keep the segment's address space sane on fat nodes: rings are only
      * touched by pairs that talk, but the mapping is L*L rings */
     while (ncells > 2 && (double)s->nlocal * s->nlocal * cell * ncells > 4e9)
         ncells /= 2;
-    s->base.max_packet = cell - SHM_CELL_HDR;
+    uint32_t nlines = (uint32_t)(cell / SHM_CACHELINE * ncells);
+    s->nlines = nlines;
+    s->base.max_packet = cell - SHM_PKT_HDR;   /* <= shm_ring_max_len(nlines): ncells >= 2 */
     s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
-                   (size_t)s->nlocal * s->nlocal * shm_ring_bytes(cell, ncells) +
+                   (size_t)s->nlocal * s->nlocal * shm_ring_bytes(nlines) +
                    (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES +
                    (size_t)s->nlocal * s->nlocal * SHM_CLAIMS * sizeof(uint64_t);
     seg_name(s, env);
@@ -545,8 +576,8 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
         }
         shm_hdr_t *h = s->seg;
         h->nlocal = (uint32_t)s->nlocal;
-        h->ncells = ncells;
-        h->cell_bytes = cell;
+        h->nlines = nlines;
+        h->max_packet = s->base.max_packet;
         __atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     }
     shm_blob_t blob = {(int32_t)getpid(), s->me};
@@ -592,16 +623,16 @@ int net_shm_connect(net_t *n)
                     "VCOLL_EAGER_LIMIT or VCOLL_SHM_CELLS?)", s->name);
             return VC_ERR_TRANSPORT;
         }
-        if (h->cell_bytes != s->base.max_packet + SHM_CELL_HDR) {
-            LOG_ERR("shared segment cell size differs between ranks: set the same "
-                    "VCOLL_EAGER_LIMIT on every rank");
+        if (h->max_packet != s->base.max_packet || h->nlines != s->nlines) {
+            LOG_ERR("shared segment ring size differs between ranks: set the same "
+                    "VCOLL_EAGER_LIMIT and VCOLL_SHM_CELLS on every rank");
             return VC_ERR_TRANSPORT;
         }
     }
     shm_hdr_t *h = s->seg;
     for (int l = 0; l < s->nlocal; l++) {
-        s->out[l] = (shm_ring_t){ring_base(s, s->me, l), h->cell_bytes, h->ncells, 0};
-        s->in[l] = (shm_ring_t){ring_base(s, l, s->me), h->cell_bytes, h->ncells, 0};
+        s->out[l] = shm_ring_at(ring_base(s, s->me, l), h->nlines, (uint32_t)h->max_packet);
+        s->in[l] = shm_ring_at(ring_base(s, l, s->me), h->nlines, (uint32_t)h->max_packet);
     }
     return VC_SUCCESS;
 }
@@ -629,5 +660,5 @@ static void *shm_node_slots(net_t *n)
         return NULL;
     /* after the rings; every slot starts on its own cache line */
     return (uint8_t *)s->seg + round_up(sizeof *h, 4096) +
-           (size_t)s->nlocal * s->nlocal * shm_ring_bytes(h->cell_bytes, h->ncells);
+           (size_t)s->nlocal * s->nlocal * shm_ring_bytes(h->nlines);
 }
