@@ -51,6 +51,11 @@ void *sim_buf(size_t len)
     return arena + at;
 }
 
+void *sim_buf_zero(size_t len)
+{
+    return memset(sim_buf(len), 0, len);
+}
+
 void sim_buf_reset(void)
 {
     if (arena)

@@ -46,6 +46,7 @@ void sim_free(sim_t *S);
    test program, not once per case; under ASan the gaps between them and
    everything handed back are poisoned, so an overrun still reports. */
 void *sim_buf(size_t len);
+void *sim_buf_zero(size_t len);   /* sim_buf, zeroed */
 void sim_buf_reset(void);
 
 /* The tail every simulating test program shares: print how many cases

@@ -556,7 +556,7 @@ static void test_reduce_inplace_root(void)
                         R->len[COLL_RBUF] = r == root ? n : 0;
                         R->len[COLL_TMP] = R->s.tmp_bytes;
                         for (int b = 0; b < COLL_NBUF; b++)
-                            R->buf[b] = memset(sim_buf(R->len[b] + 1), 0, R->len[b] + 1);
+                            R->buf[b] = sim_buf_zero(R->len[b] + 1);
                         int64_t *v = (int64_t *)R->buf[r == root ? COLL_RBUF : COLL_SBUF];
                         for (size_t i = 0; i < cnt; i++) {
                             v[i] = (int64_t)(r * 1000 + i * 3 + 1);

@@ -188,8 +188,8 @@ static uint32_t *ref_i;
 static void make_inputs(const hcase_t *t, size_t es)
 {
     /* from the case's arena: sim_free hands them back with the buffers */
-    ref_d = memset(sim_buf((t->count + 1) * sizeof *ref_d), 0, (t->count + 1) * sizeof *ref_d);
-    ref_i = memset(sim_buf((t->count + 1) * sizeof *ref_i), 0, (t->count + 1) * sizeof *ref_i);
+    ref_d = sim_buf_zero((t->count + 1) * sizeof *ref_d);
+    ref_i = sim_buf_zero((t->count + 1) * sizeof *ref_i);
     for (int r = 0; r < t->p; r++) {
         inputs[r] = sim_buf(t->count * es + 1);
         for (size_t i = 0; i < t->count; i++) {

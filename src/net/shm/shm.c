@@ -200,19 +200,17 @@ static void rings_warm(net_shm_t *s, int l)
 {
     s->warm[l] = 1;
     size_t rb = shm_ring_bytes(s->nlines);
-#ifdef MADV_POPULATE_WRITE   /* Linux 5.14; older kernels say EINVAL */
-    uint8_t *pair[2] = {ring_base(s, s->me, l), ring_base(s, l, s->me)};
-    for (int i = 0; i < 2; i++) {
-        uintptr_t a = (uintptr_t)pair[i] & ~(uintptr_t)4095, e = (uintptr_t)pair[i] + rb;
-        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-    }
-#endif
-    /* and read them into this core's cache, in address order (the
-       hardware prefetcher streams it): a line's first use otherwise comes
-       from memory, on the message's path */
+    const uint8_t *pair[2] = {ring_base(s, s->me, l), ring_base(s, l, s->me)};
     unsigned sum = 0;
     for (int i = 0; i < 2; i++) {
-        const volatile uint8_t *p = i ? ring_base(s, l, s->me) : ring_base(s, s->me, l);
+#ifdef MADV_POPULATE_WRITE   /* Linux 5.14; older kernels say EINVAL */
+        uintptr_t a = (uintptr_t)pair[i] & ~(uintptr_t)4095, e = (uintptr_t)pair[i] + rb;
+        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#endif
+        /* then read it into this core's cache in address order (the
+           hardware prefetcher streams it): a line's first use otherwise
+           comes from memory, on the message's path */
+        const volatile uint8_t *p = pair[i];
         for (size_t o = 0; o < rb; o += SHM_CACHELINE)
             sum += p[o];
     }
@@ -553,7 +551,7 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
         ncells /= 2;
     uint32_t nlines = (uint32_t)(cell / SHM_CACHELINE * ncells);
     s->nlines = nlines;
-    s->base.max_packet = cell - SHM_PKT_HDR;   /* <= shm_ring_max_len(nlines): ncells >= 2 */
+    s->base.max_packet = cell - SHM_PKT_HDR;   /* fits: a ring is >= 2 such packets */
     s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
                    (size_t)s->nlocal * s->nlocal * shm_ring_bytes(nlines) +
                    (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES +

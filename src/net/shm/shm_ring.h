@@ -68,12 +68,6 @@ static inline size_t shm_ring_bytes(uint32_t nlines)
     return (size_t)(nlines + 1) * SHM_CACHELINE;
 }
 
-/* The largest max_len a ring of nlines lines takes. */
-static inline size_t shm_ring_max_len(uint32_t nlines)
-{
-    return nlines < 1 ? 0 : (size_t)nlines * SHM_CACHELINE - SHM_PKT_HDR;
-}
-
 /* A ring over mem (shm_ring_bytes(nlines), cache-line aligned, zeroed by
    whoever created it); the same call at both ends. */
 static inline shm_ring_t shm_ring_at(void *mem, uint32_t nlines, uint32_t max_len)
