@@ -17,7 +17,7 @@ mkdir -p "$build" && cd "$build"
 # the harnesses and the library they link, not the whole tree (tools,
 # benchmarks and drop-ins are not fuzzed, and clang+ASan builds are slow)
 make -j2 test/fuzz/fuzz_p2p test/fuzz/fuzz_ud test/fuzz/fuzz_ud_ooo test/fuzz/fuzz_rules \
-    test/fuzz/fuzz_a2av_hdr >/dev/null
+    test/fuzz/fuzz_a2av_hdr test/fuzz/fuzz_shm_ring >/dev/null
 rc=0
 for h in test/fuzz/fuzz_*; do
     [ -x "$h" ] || continue

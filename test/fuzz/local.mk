@@ -2,11 +2,11 @@
 # CC=clang). contrib/fuzz.sh builds and runs them; the seed corpora live in
 # test/fuzz/corpus/<harness>/.
 EXTRA_DIST += test/fuzz/fuzz_p2p.c test/fuzz/fuzz_ud.c test/fuzz/fuzz_ud_ooo.c \
-	test/fuzz/fuzz_rules.c test/fuzz/fuzz_a2av_hdr.c \
+	test/fuzz/fuzz_rules.c test/fuzz/fuzz_a2av_hdr.c test/fuzz/fuzz_shm_ring.c \
 	$(wildcard $(srcdir)/test/fuzz/corpus/*/*)
 if FUZZERS
 noinst_PROGRAMS += test/fuzz/fuzz_p2p test/fuzz/fuzz_ud test/fuzz/fuzz_ud_ooo test/fuzz/fuzz_rules \
-	test/fuzz/fuzz_a2av_hdr
+	test/fuzz/fuzz_a2av_hdr test/fuzz/fuzz_shm_ring
 test_fuzz_fuzz_p2p_SOURCES = test/fuzz/fuzz_p2p.c
 test_fuzz_fuzz_p2p_LDADD = libvcoll_int.la
 test_fuzz_fuzz_p2p_LDFLAGS = $(VC_FUZZ_LDFLAGS)
@@ -22,4 +22,6 @@ test_fuzz_fuzz_rules_LDFLAGS = $(VC_FUZZ_LDFLAGS)
 test_fuzz_fuzz_a2av_hdr_SOURCES = test/fuzz/fuzz_a2av_hdr.c
 test_fuzz_fuzz_a2av_hdr_LDADD = libvcoll_int.la
 test_fuzz_fuzz_a2av_hdr_LDFLAGS = $(VC_FUZZ_LDFLAGS)
+test_fuzz_fuzz_shm_ring_SOURCES = test/fuzz/fuzz_shm_ring.c
+test_fuzz_fuzz_shm_ring_LDFLAGS = $(VC_FUZZ_LDFLAGS)
 endif

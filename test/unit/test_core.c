@@ -354,6 +354,44 @@ static void test_ring(void)
     rx.idx = M - 1;
     shm_ring_pop(&rx, MAXL);
     CU_ASSERT_EQUAL(rx.idx, 0);
+    /* nor a packet that would end past the ring: on the last line only
+       what fits that line is taken */
+    rx.idx = M - 1;
+    CU_ASSERT_TRUE(shm_ring_len_ok(&rx, SHM_LINE_DATA));
+    CU_ASSERT_FALSE(shm_ring_len_ok(&rx, SHM_LINE_DATA + 1));
+    rx.idx = 0;
+    CU_ASSERT_TRUE(shm_ring_len_ok(&rx, MAXL));
+    CU_ASSERT_FALSE(shm_ring_len_ok(&rx, MAXL + 1));
+    free(mem);
+
+    /* a consumed count the receiver could not have published (ahead of
+       what was written, or going back) gives the sender no room: the
+       packets still queued are not overwritten */
+    mem = ring_mem(4);
+    tx = shm_ring_at(mem, 4, 8);
+    rx = shm_ring_at(mem, 4, 8);
+    char q[8] = "q";
+    struct iovec qv = {q, 8};
+    for (int i = 0; i < 4; i++) {
+        q[0] = (char)('a' + i);
+        CU_ASSERT_EQUAL(shm_ring_push(&tx, &qv, 1), 0);
+    }
+    *tx.consumed = 5;             /* one more than written */
+    q[0] = 'Z';
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &qv, 1), -1);
+    *tx.consumed = 0;
+    shm_ring_pop(&rx, shm_ring_peek(&rx)->len);      /* 'a': consumed 1 */
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &qv, 1), 0);  /* 'Z' at line 0 */
+    *tx.consumed = 0;             /* back below the last reading */
+    CU_ASSERT_EQUAL(shm_ring_push(&tx, &qv, 1), -1);
+    CU_ASSERT_EQUAL(tx.seen, 1);
+    for (int i = 1; i < 5; i++) {
+        shm_pkt_t *c = shm_ring_peek(&rx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        CU_ASSERT_EQUAL(c->data[0], i < 4 ? 'a' + i : 'Z');
+        shm_ring_pop(&rx, c->len);
+    }
+    CU_ASSERT_PTR_NULL(shm_ring_peek(&rx));
     free(mem);
 }
 

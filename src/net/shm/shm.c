@@ -265,11 +265,12 @@ static int shm_progress(net_t *n)
             /* the length is the peer's word, in memory it can still write:
                read it once, and never past the packet's room */
             uint32_t len = __atomic_load_n(&pkt->len, __ATOMIC_RELAXED);
-            if (len <= s->base.max_packet)
+            if (shm_ring_len_ok(r, len))
                 n->up.packet(n->up.arg, s->world_of[l], pkt->data, len);
             else
-                LOG_ERR("shm: dropping a packet of %u bytes from rank %d (at most %zu)",
-                        len, s->world_of[l], s->base.max_packet);
+                LOG_ERR("shm: dropping a packet of %u bytes from rank %d (at most %zu, "
+                        "%u lines before the ring's end)", len, s->world_of[l],
+                        s->base.max_packet, r->nlines - r->idx);
             shm_ring_pop(r, len);
             events++;
         }

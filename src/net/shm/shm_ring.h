@@ -30,8 +30,12 @@
  * its last reading leaves too little room. A packet that would run past
  * the end leaves a WRAP header in the remaining lines and starts at line 0.
  *
- * The lines are the peer's memory: the receiver reads the length once and
- * never follows it past the ring (shm_ring_pop clamps).
+ * The lines are the peer's memory: the receiver reads the length once,
+ * takes the packet only if it ends inside the ring (shm_ring_len_ok) and
+ * never steps past the ring's end (shm_ring_pop clamps); the sender takes
+ * the consumed count only when it lies between its last reading and what
+ * it has written (shm_ring_room). test/fuzz/fuzz_shm_ring plays either
+ * end forging.
  */
 #ifndef VC_SHM_RING_H
 #define VC_SHM_RING_H
@@ -96,7 +100,12 @@ static inline int shm_ring_room(shm_ring_t *r, uint32_t need)
 {
     if (r->pos + need - r->seen <= r->nlines)
         return 1;
-    r->seen = __atomic_load_n(r->consumed, __ATOMIC_ACQUIRE);
+    /* the count is the receiver's word: one that goes back or runs ahead
+       of what was written is not taken (the unsigned room arithmetic above
+       would wrap on it); the last plausible reading stands */
+    uint64_t c = __atomic_load_n(r->consumed, __ATOMIC_ACQUIRE);
+    if (c >= r->seen && c <= r->pos)
+        r->seen = c;
     return r->pos + need - r->seen <= r->nlines;
 }
 
@@ -170,6 +179,15 @@ static inline shm_pkt_t *shm_ring_peek(shm_ring_t *r)
         f = __atomic_load_n(&p->flag, __ATOMIC_ACQUIRE);
     }
     return f == SHM_PKT_FULL ? p : NULL;
+}
+
+/* May the receiver take a packet of len bytes at its index? An honest
+   sender's always fits: at most max_len, and before the ring's end (a
+   packet that would run past it starts at line 0). A forged header at the
+   last lines could otherwise send the reader into the next ring. */
+static inline int shm_ring_len_ok(const shm_ring_t *r, uint32_t len)
+{
+    return len <= r->max_len && shm_ring_lines(len) <= r->nlines - r->idx;
 }
 
 /* Hand the packet's lines back. len is the length the caller read; a
