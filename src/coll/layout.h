@@ -14,12 +14,15 @@
 #ifndef VC_COLL_LAYOUT_H
 #define VC_COLL_LAYOUT_H
 
+#include <stdint.h>
+
 typedef struct coll_layout {
     int size;           /* communicator size */
     int nnodes;
     int min_ppn, max_ppn;   /* fewest / most members on one node */
     int blocked;        /* every node holds consecutive comm ranks */
     int oversub;        /* some node has more ranks than cores (agreed) */
+    uint64_t pull;      /* one-copy message size on a node (agreed; coll.h) */
     int *node;          /* [size] node of each comm rank */
     int *local;         /* [size] index of each comm rank within its node */
     int *start;         /* [nnodes + 1] node n is members[start[n] .. start[n+1]) */

@@ -66,6 +66,7 @@ int coll_comm_init(struct vc_comm *c)
        anything (a collective here would connect every rank to log p peers
        before the application addressed any) */
     cc->layout.oversub = c->coll->any_node_oversub;
+    cc->layout.pull = c->coll->node_pull;
     return VC_SUCCESS;
 }
 

@@ -7,9 +7,10 @@
  *
  *     <collective> [<key>=<value> ...] : <algorithm>
  *
- * keys ranks, ppn (most ranks on one node), nodes, bytes, total take a
- * number or a range N-M, N- (no upper end), -M; bytes and total take k, m,
- * g suffixes (powers of two). oversub, blocked, pof2 (ranks is a power of
+ * keys ranks, ppn (most ranks on one node), nodes, bytes, total, pull (the
+ * message size from which ranks of a node copy once: registry.h) take a
+ * number or a range N-M, N- (no upper end), -M; bytes, total and pull take
+ * k, m, g suffixes (powers of two). oversub, blocked, pof2 (ranks is a power of
  * two) and commutative (the op) take yes or no. A key left out matches
  * anything. What bytes and total mean per collective: registry.h.
  */
@@ -110,7 +111,7 @@ typedef struct {
 #define R(f) offsetof(coll_rule_t, f)
 static const key_t_ keys[] = {
     {"ranks", R(ranks), 1, 0, 1}, {"ppn", R(ppn), 1, 0, 1}, {"nodes", R(nodes), 1, 0, 1},
-    {"bytes", R(bytes), 1, 1, 0}, {"total", R(total), 1, 1, 0},
+    {"bytes", R(bytes), 1, 1, 0}, {"total", R(total), 1, 1, 0}, {"pull", R(pull), 1, 1, 0},
     {"oversub", R(oversub), 0, 0, 0}, {"blocked", R(blocked), 0, 0, 0},
     {"pof2", R(pof2), 0, 0, 0}, {"commutative", R(commutative), 0, 0, 0},
 };
@@ -156,7 +157,7 @@ static int parse_line(char *line, coll_rule_t *r, char *why, size_t len)
         return -1;
     }
     memset(r, 0, sizeof *r);
-    r->ranks = r->ppn = r->nodes = r->bytes = r->total = ANY;
+    r->ranks = r->ppn = r->nodes = r->bytes = r->total = r->pull = ANY;
     r->oversub = r->blocked = r->pof2 = r->commutative = RULE_ANY;
     if ((r->kind = coll_kind_of(lt[0])) < 0) {
         snprintf(why, len, "unknown collective \"%.40s\"", lt[0]);
@@ -174,7 +175,7 @@ static int parse_line(char *line, coll_rule_t *r, char *why, size_t len)
         }
         if (k < 0) {
             snprintf(why, len, "\"%.40s\" is not a condition (use ranks, ppn, nodes, bytes, "
-                     "total = a number or range; oversub, blocked, pof2, commutative = "
+                     "total, pull = a number or range; oversub, blocked, pof2, commutative = "
                      "yes|no)", lt[i]);
             return -1;
         }
@@ -228,7 +229,7 @@ static int covers(const coll_rule_t *a, const coll_rule_t *b)
     return a->kind == b->kind && range_covers(a->ranks, b->ranks) &&
            range_covers(a->ppn, b->ppn) && range_covers(a->nodes, b->nodes) &&
            range_covers(a->bytes, b->bytes) && range_covers(a->total, b->total) &&
-           tri_covers(a->oversub, b->oversub) && tri_covers(a->blocked, b->blocked) &&
+           range_covers(a->pull, b->pull) && tri_covers(a->oversub, b->oversub) && tri_covers(a->blocked, b->blocked) &&
            tri_covers(a->pof2, b->pof2) && tri_covers(a->commutative, b->commutative);
 }
 
@@ -332,7 +333,7 @@ static int holds(const coll_rule_t *r, const coll_query_t *q)
     int pof2 = q->ranks > 0 && !(q->ranks & (q->ranks - 1));
     return r->kind == q->kind && in(r->ranks, (uint64_t)q->ranks) &&
            in(r->ppn, (uint64_t)q->ppn) && in(r->nodes, (uint64_t)q->nodes) &&
-           in(r->bytes, q->bytes) && in(r->total, q->total) &&
+           in(r->bytes, q->bytes) && in(r->total, q->total) && in(r->pull, q->pull) &&
            tri(r->oversub, q->oversub) && tri(r->blocked, q->blocked) &&
            tri(r->pof2, pof2) && tri(r->commutative, !q->noncomm);
 }

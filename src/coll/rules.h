@@ -25,7 +25,7 @@ enum { RULE_ANY = -1 };
 
 typedef struct coll_rule {
     int kind;
-    coll_range_t ranks, ppn, nodes, bytes, total;
+    coll_range_t ranks, ppn, nodes, bytes, total, pull;
     signed char oversub, blocked, pof2, commutative;   /* 0, 1 or RULE_ANY */
     const coll_alg_t *alg;
     int line;           /* in its source */

@@ -23,6 +23,7 @@ void coll_query_init(coll_query_t *q, int kind, int form, const coll_layout_t *L
     q->nodes = L->nnodes;
     q->blocked = L->blocked;
     q->oversub = L->oversub;
+    q->pull = L->pull;
     q->noncomm = noncomm;
     q->user_op = user_op;
     q->esize = esize;

@@ -94,13 +94,31 @@ static int agree_settings(struct vc_ctx *c, const net_plan_t *plan)
     return rc ? VC_ERR_ARG : boot_agree_publish(b);
 }
 
-#define OVERSUB_KEY "vc.ovs"
+/* What each node's lowest rank publishes of its node, for collective
+ * selection: every rank reads the same keys, so every rank comes to the
+ * same answer (agree_node_facts). */
+#define NODE_FACTS_KEY "vc.node"
+typedef struct node_facts {
+    int32_t oversub;    /* more ranks here than online cores */
+    int32_t pad;
+    uint64_t pull;      /* from this size a message between two ranks here
+                           is one copy (CMA); UINT64_MAX never; 0: no vote
+                           (a single rank, no shared memory) */
+} node_facts_t;
 
 /* More ranks on this node than online cores? */
 static int32_t node_oversubscribed(const struct vc_ctx *c)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 && c->boot.local_size > online;
+}
+
+static node_facts_t node_facts(const struct vc_ctx *c)
+{
+    node_facts_t f = {.oversub = node_oversubscribed(c)};
+    if (c->boot.local_size > 1 && c->shm)
+        f.pull = c->shm->pull_min ? (uint64_t)c->shm->pull_min : UINT64_MAX;
+    return f;
 }
 
 /* Which ranks of my node are bound to a core of mine? Each rank publishes
@@ -157,29 +175,52 @@ static int find_near(struct vc_ctx *c, const cpu_set_t *mine, long online)
     return VC_SUCCESS;
 }
 
-/* After the endpoint fence: is any node oversubscribed? One Get per node
- * (its lowest rank's flag), not per rank, and no message: every rank
- * reads the same data, so every rank comes to the same answer. */
-static int agree_oversub(struct vc_ctx *c)
+/* After the endpoint fence: is any node oversubscribed, and from which
+ * size do a node's ranks copy a message once (the largest over the nodes:
+ * rank to rank timings differ a little, and selection must not)? One Get
+ * per node (its lowest rank's facts), not per rank, and no message. */
+static int agree_node_facts(struct vc_ctx *c)
 {
     boot_info_t *b = &c->boot;
-    c->coll.any_node_oversub = node_oversubscribed(c);
-    if (!b->node_of || b->nnodes <= 1)
+    node_facts_t mine = node_facts(c);
+    c->coll.any_node_oversub = mine.oversub;
+    c->coll.node_pull = mine.pull;
+    if (!b->node_of || b->nnodes < 1)
         return VC_SUCCESS;
     char *seen = calloc((size_t)b->nnodes, 1);
     if (!seen)
         return VC_ERR_NOMEM;
-    int rc = VC_SUCCESS;
-    for (int r = 0; r < c->size && rc == VC_SUCCESS; r++) {
+    int rc = VC_SUCCESS, ovs = 0;
+    uint64_t pull = 0;
+    for (int r = 0; r < c->size; r++) {
         int n = b->node_of[r];
         if (n < 0 || n >= b->nnodes || seen[n])
             continue;
         seen[n] = 1;
-        int32_t v = 0;
-        size_t len = sizeof v;
-        if (r != c->rank && (rc = boot_get(&c->boot, r, OVERSUB_KEY, &v, &len)) == VC_SUCCESS &&
-            len == sizeof v && v)
-            c->coll.any_node_oversub = 1;
+        node_facts_t f = mine;
+        size_t len = sizeof f;
+        if (r != c->rank && (rc = boot_get(&c->boot, r, NODE_FACTS_KEY, &f, &len)) == VC_SUCCESS &&
+            len != sizeof f) {
+            LOG_ERR("rank %d published %zu bytes of node facts, not %zu: mixed vcoll "
+                    "versions in one job?", r, len, sizeof f);
+            rc = VC_ERR_INTERNAL;
+        }
+        if (rc)
+            break;
+        ovs |= f.oversub != 0;
+        if (f.pull > pull)
+            pull = f.pull;
+    }
+    if (!rc) {
+        c->coll.any_node_oversub = ovs;
+        c->coll.node_pull = pull;
+        char p[32] = "never";
+        if (pull != UINT64_MAX)
+            snprintf(p, sizeof p, pull ? "%llu bytes" : "- (no two ranks on a node)",
+                     (unsigned long long)pull);
+        if (c->rank == 0)
+            LOG_DEBUG("collective selection: %s node oversubscribed; a message between "
+                      "ranks of a node is one copy from: %s", ovs ? "a" : "no", p);
     }
     free(seen);
     return rc;
@@ -240,8 +281,8 @@ static int open_transports(struct vc_ctx *c)
                  "only by a failed transfer");
     net_hb_liveness(env->hb, &c->prog.live);
 
-    int32_t ovs = node_oversubscribed(c);
-    if ((rc = boot_put(&c->boot, OVERSUB_KEY, &ovs, sizeof ovs)))
+    node_facts_t facts = node_facts(c);
+    if ((rc = boot_put(&c->boot, NODE_FACTS_KEY, &facts, sizeof facts)))
         return rc;
     /* the whole set only where bound (an unbound rank is near no one): one
        byte instead of 128 per rank in the job-wide exchange */
@@ -259,7 +300,7 @@ static int open_transports(struct vc_ctx *c)
      * the job (with the message) rather than leaving it hanging. */
     if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
         boot_abort(&c->boot, VC_ERR_ARG, err);
-    if ((rc = agree_oversub(c)) || (bound && (rc = find_near(c, &cpus, online))))
+    if ((rc = agree_node_facts(c)) || (bound && (rc = find_near(c, &cpus, online))))
         return rc;
 
     /* the progress layer polls them in this order, and knows which one

@@ -738,9 +738,10 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(talg(COLL_BARRIER, 1)->name, "dissemination");
     /* "shm": nothing to share with one rank per node; the segment barrier
        wherever two share a node; two ranks keep messages for small
-       reductions (a reduce streams through the segment past the eager
-       packet, an allreduce from 16 KiB) and bcast past the caches (one
-       CMA copy from 512 KiB); a core per rank takes the segment */
+       reductions (an allreduce goes through the segment from 16 KiB, a
+       reduce from 1 MiB and, where the CMA call is dear, past the eager
+       packet) and bcast past the caches (one CMA copy from 512 KiB); a
+       core per rank takes the segment */
     coll_layout_t L;
     int one_node[8] = {0}, spread[4] = {0, 1, 2, 3};
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 4, spread), VC_SUCCESS);
@@ -751,15 +752,26 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BARRIER, 0, 1, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
-    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 15, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 12, 4, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "shm");
-    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 18, 1, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 19, 1, 0, 0), "binomial");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 13, 1, 0, 0), "pairwise");
-    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 14, 1, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 17, 1, 0, 0), "pairwise");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 20, 4, 0, 0), "shm");
+    /* the segment's two copies against one pulled message: which wins
+       turns on the CMA call's price (L.pull: the size from which a message
+       is pulled; never when CMA is refused) */
+    uint64_t pulls[] = {0, 4097, 46u << 10, UINT64_MAX};
+    for (int i = 0; i < 4; i++) {
+        L.pull = pulls[i];
+        const char *seg = i < 2 ? "binomial" : "shm", *a2a = i < 2 ? "pairwise" : "shm";
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 15, 4, 0, 0), seg);
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 18, 1, 0, 0), seg);
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 14, 1, 0, 0), a2a);
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLGATHER, 1 << 14, 1, 0, 0),
+                               i < 2 ? "recursive_doubling" : "shm");
+    }
     coll_layout_free(&L);
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 8, one_node), VC_SUCCESS);
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "shm");

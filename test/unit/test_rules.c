@@ -79,6 +79,26 @@ static void test_syntax(void)
     CU_ASSERT_STRING_EQUAL(f, "allreduce ppn=2- nodes=1-3 total=2097152- pof2=yes "
                               "commutative=yes : ring");
     CU_ASSERT(t.digest != 0);
+    /* pull: a size range like bytes, matched against the agreed one-copy
+       size; a rule without it matches any */
+    coll_rules_t tp;
+    CU_ASSERT_EQUAL_FATAL(parse(&tp, "bcast bytes=4k- pull=8k- : scatter_allgather\n"
+                                     "bcast : binomial\n", err, sizeof err), VC_SUCCESS);
+    CU_ASSERT_EQUAL(tp.rule[0].pull.lo, 8192);
+    CU_ASSERT_EQUAL(tp.rule[0].pull.hi, UINT64_MAX);
+    CU_ASSERT_EQUAL(tp.rule[1].pull.lo, 0);
+    coll_rule_format(&tp.rule[0], f, sizeof f);
+    CU_ASSERT_STRING_EQUAL(f, "bcast bytes=4096- pull=8192- : scatter_allgather");
+    coll_query_t q = {.kind = COLL_BCAST, .form = FORM_BLOCKING, .ranks = 8, .ppn = 8,
+                      .nodes = 1, .count = 1 << 16, .esize = 1, .bytes = 1 << 16};
+    static const uint64_t pulls[] = {4097, 46u << 10, UINT64_MAX};
+    for (int i = 0; i < 3; i++) {
+        q.pull = pulls[i];
+        const coll_rule_t *m = coll_rules_match(&tp, &q);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_STRING_EQUAL(m->alg->name, i ? "scatter_allgather" : "binomial");
+    }
+    coll_rules_free(&tp);
     coll_rules_t t2;
     CU_ASSERT_EQUAL(parse(&t2, ok, err, sizeof err), VC_SUCCESS);
     CU_ASSERT_EQUAL(t.digest, t2.digest);           /* same rules, same digest */
@@ -105,6 +125,7 @@ static void test_errors(void)
         {"bcast bytes=1q : binomial\n", "bytes=1q"},
         {"bcast bytes=99999999999999999999 : binomial\n", "bytes=9999"},
         {"bcast bytes=17179869184g : binomial\n", "bytes=17179869184g"},
+        {"bcast pull=big : binomial\n", "pull=big"},
         {"bcast oversub=maybe : binomial\n", "oversub=maybe: use yes or no"},
         {"bcast ranks=2 ranks=3 : binomial\n", "ranks given twice"},
         {"bcast : quick\n", "bcast has no algorithm \"quick\" (it has binomial|"},
