@@ -31,8 +31,8 @@ typedef struct coll_state {
     const char (*coll_alg)[32];      /* VCOLL_<COLL>_ALG, by collective */
     int any_node_oversub;            /* some node runs more ranks than cores
                                         (the same on every rank) */
-    uint64_t node_pull;              /* message size from which two ranks of a
-                                        node move a message in one copy: the
+    uint64_t node_pull;              /* message size from which a pull pays
+                                        on a node (net.h: pull_pays), the
                                         largest of the nodes' (the same on
                                         every rank); UINT64_MAX: never */
     const struct ops_table *ops;     /* user reduction ops */

@@ -42,12 +42,13 @@ typedef struct coll_query {
     int ppn, nodes;     /* most members on one node, nodes (0: unknown) */
     int blocked;        /* every node holds consecutive ranks */
     int oversub;        /* some node has more ranks than cores (agreed) */
-    /* from this message size two ranks of a node move a message in one
-       copy (CMA), below it through the rings (two copies); the largest
-       over the nodes, agreed at vc_init (UINT64_MAX: never, 0: unknown,
-       as in the unit simulator). Whether a segment's two pipelined copies
-       beat one message turns on it: the system call's price differs
-       tenfold between machines (doc/collectives.md, "Selection") */
+    /* from this message size a pull (one CMA copy) pays on the nodes'
+       machines against streaming through the rings (two copies): the
+       measure of a system call's price selection reads. The largest over
+       the nodes, agreed at vc_init (UINT64_MAX: never, CMA off; 0:
+       unknown, as in the unit simulator). Whether a segment's pipelined
+       copies beat messages turns on it: the call's price differs tenfold
+       between machines (doc/collectives.md, "Selection") */
     uint64_t pull;
     int noncomm;        /* a non-commutative user op */
     int user_op;        /* any user op */

@@ -101,9 +101,9 @@ static int agree_settings(struct vc_ctx *c, const net_plan_t *plan)
 typedef struct node_facts {
     int32_t oversub;    /* more ranks here than online cores */
     int32_t pad;
-    uint64_t pull;      /* from this size a message between two ranks here
-                           is one copy (CMA); UINT64_MAX never; 0: no vote
-                           (a single rank, no shared memory) */
+    uint64_t pull;      /* from this size a pull pays here (net.h:
+                           pull_pays); UINT64_MAX never (CMA off); 0: no
+                           vote (a single rank, no shared memory) */
 } node_facts_t;
 
 /* More ranks on this node than online cores? */
@@ -117,7 +117,7 @@ static node_facts_t node_facts(const struct vc_ctx *c)
 {
     node_facts_t f = {.oversub = node_oversubscribed(c)};
     if (c->boot.local_size > 1 && c->shm)
-        f.pull = c->shm->pull_min ? (uint64_t)c->shm->pull_min : UINT64_MAX;
+        f.pull = c->shm->pull_pays ? (uint64_t)c->shm->pull_pays : UINT64_MAX;
     return f;
 }
 
@@ -219,8 +219,8 @@ static int agree_node_facts(struct vc_ctx *c)
             snprintf(p, sizeof p, pull ? "%llu bytes" : "- (no two ranks on a node)",
                      (unsigned long long)pull);
         if (c->rank == 0)
-            LOG_DEBUG("collective selection: %s node oversubscribed; a message between "
-                      "ranks of a node is one copy from: %s", ovs ? "a" : "no", p);
+            LOG_DEBUG("collective selection: %s node oversubscribed; a pull (one copy) "
+                      "pays between ranks of a node from: %s", ovs ? "a" : "no", p);
     }
     free(seen);
     return rc;

@@ -136,6 +136,12 @@ struct net {
     size_t pull_min;        /* a rendezvous message from this size is pulled
                                (get); a smaller one the receiver asks the
                                sender to stream (0: pull every one) */
+    size_t pull_pays;       /* the size from which a pull would pay on this
+                               machine (its system call against the copies
+                               it saves), measured even where pull_min stays
+                               0 (more ranks than cores): collective selection
+                               reads it as the machine's price of a system
+                               call. 0: no pull here at all (CMA off) */
     net_upcalls_t up;
 };
 

@@ -779,9 +779,14 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "linear");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1 << 18, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_BCAST, 0, 4, 0, 0), "shm");
-    /* ranks sharing cores: alltoall through the segment to 256 KiB a pair */
+    /* ranks sharing cores: alltoall through the segment to 32 KiB a pair,
+       to 256 KiB where the system call is dear */
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 15, 1, 0, 0), "shm");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 18, 1, 0, 0), "linear");
+    L.pull = 46u << 10;
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 18, 1, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 19, 1, 0, 0), "linear");
+    L.pull = 0;
     /* a non-commutative op never gets a reordering algorithm */
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 1, 1), "recursive_doubling");
     coll_layout_free(&L);

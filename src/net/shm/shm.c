@@ -524,17 +524,22 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int oversub = cores > 0 && s->nlocal > cores;
     size_t pull = 0;
-    if (s->cma && !oversub) {
+    if (s->cma) {
         pull = env->cfg->shm_pull_min;
         if (pull) {
             LOG_DEBUG("shm: messages from %zu bytes pulled (VCOLL_SHM_PULL_MIN)", pull);
         } else {
             double call = cma_call_us(), copy = copy64k_us();
             pull = net_shm_pull_min(call, copy);
-            LOG_DEBUG("shm: messages from %zu bytes pulled (a 64-byte process_vm_readv "
-                      "%.2f us, a 64 KiB memcpy %.2f us)", pull, call, copy);
+            LOG_DEBUG("shm: messages from %zu bytes %s (a 64-byte process_vm_readv "
+                      "%.2f us, a 64 KiB memcpy %.2f us)", pull,
+                      oversub ? "would be pulled (not here: more ranks than cores)" : "pulled",
+                      call, copy);
         }
     }
+    s->base.pull_pays = pull;
+    if (oversub)
+        pull = 0;
     s->base.eager_cap = pull > 1 ? pull - 1 : pull;
     s->base.pull_min = pull;
     /* a sender that shares its core with the receiver cannot copy beside
