@@ -179,12 +179,11 @@ static int find_near(struct vc_ctx *c, const cpu_set_t *mine, long online)
  * size do a node's ranks copy a message once (the largest over the nodes:
  * rank to rank timings differ a little, and selection must not)? One Get
  * per node (its lowest rank's facts), not per rank, and no message. */
-static int agree_node_facts(struct vc_ctx *c)
+static int agree_node_facts(struct vc_ctx *c, const node_facts_t *mine)
 {
     boot_info_t *b = &c->boot;
-    node_facts_t mine = node_facts(c);
-    c->coll.any_node_oversub = mine.oversub;
-    c->coll.node_pull = mine.pull;
+    c->coll.any_node_oversub = mine->oversub;
+    c->coll.node_pull = mine->pull;
     if (!b->node_of || b->nnodes < 1)
         return VC_SUCCESS;
     char *seen = calloc((size_t)b->nnodes, 1);
@@ -197,7 +196,7 @@ static int agree_node_facts(struct vc_ctx *c)
         if (n < 0 || n >= b->nnodes || seen[n])
             continue;
         seen[n] = 1;
-        node_facts_t f = mine;
+        node_facts_t f = *mine;
         size_t len = sizeof f;
         if (r != c->rank && (rc = boot_get(&c->boot, r, NODE_FACTS_KEY, &f, &len)) == VC_SUCCESS &&
             len != sizeof f) {
@@ -300,7 +299,7 @@ static int open_transports(struct vc_ctx *c)
      * the job (with the message) rather than leaving it hanging. */
     if (c->rank != 0 && (rc = boot_agree_check(&c->boot, 0, err, sizeof err)))
         boot_abort(&c->boot, VC_ERR_ARG, err);
-    if ((rc = agree_node_facts(c)) || (bound && (rc = find_near(c, &cpus, online))))
+    if ((rc = agree_node_facts(c, &facts)) || (bound && (rc = find_near(c, &cpus, online))))
         return rc;
 
     /* the progress layer polls them in this order, and knows which one
