@@ -156,11 +156,15 @@ static void reference(int t, int p, size_t count, int salt, uint8_t *ref)
 
 /* did the call run through a segment (or not, under the cap)? */
 static void check_path(vc_comm_t comm, int kind, int which, uint64_t before, int noncomm,
-                       const char *what)
+                       size_t count, const char *what)
 {
     uint64_t after = coll_shm_calls(comm, kind);
     int applies = where.mates > 1 && (!noncomm || where.nnodes == 1 || where.blocked);
-    if (capped && after != before)
+    if (count == 0 && kind != COLL_BARRIER) {
+        /* nothing to move: the blocking call returns at once on every rank */
+        if (after != before)
+            FAIL("%s: ran through a segment with nothing to move", what);
+    } else if (capped && after != before)
         FAIL("%s: went through a segment although VCOLL_SHM_COLL_MAX leaves no room", what);
     else if (!capped && forced[which] && applies && after != before + 1)
         FAIL("%s: forced to shm but did not run through a segment (%llu -> %llu)", what,
@@ -215,7 +219,7 @@ static void one(vc_comm_t comm, const char *cname, int t, size_t count, int salt
             memcpy(out, in, count * es);
         uint64_t c0 = coll_shm_calls(comm, COLL_ALLREDUCE);
         OK(vc_allreduce(inplace ? VC_IN_PLACE : in, out, count, dt, op, comm));
-        check_path(comm, COLL_ALLREDUCE, 0, c0, t == T_AFF, what);
+        check_path(comm, COLL_ALLREDUCE, 0, c0, t == T_AFF, count, what);
         compare(out, ref, count, es, what);
         if (out[count * es] != 0xa5)
             FAIL("%s: wrote past the end", what);
@@ -233,10 +237,10 @@ static void one(vc_comm_t comm, const char *cname, int t, size_t count, int salt
                 memcpy(out, in, count * es);
             c0 = coll_shm_calls(comm, COLL_REDUCE);
             OK(vc_reduce(ip ? VC_IN_PLACE : in, out, count, dt, op, root, comm));
-            check_path(comm, COLL_REDUCE, 1, c0, t == T_AFF, what);
+            check_path(comm, COLL_REDUCE, 1, c0, t == T_AFF, count, what);
             /* the slots take the world's built-in ops up to a line (a
                fallback at these sizes counts nothing: linear, binomial) */
-            if (rflags && comm == VC_COMM_WORLD && p > 1 && t != T_AFF &&
+            if (rflags && comm == VC_COMM_WORLD && p > 1 && t != T_AFF && count > 0 &&
                 count * es <= NET_SHM_SLOT_BYTES - 8 &&
                 coll_shm_calls(comm, COLL_REDUCE) != c0 + 1)
                 FAIL("%s: forced to flags but did not run through the slots", what);
@@ -276,7 +280,7 @@ static void suite(vc_comm_t comm, const char *cname)
         snprintf(what, sizeof what, "barrier %d on %s", i, cname);
         OK(vc_barrier(comm));
         /* the world's one-node flag barrier is its own variant (auto only) */
-        check_path(comm, COLL_BARRIER, 2, c0, 0, what);
+        check_path(comm, COLL_BARRIER, 2, c0, 0, 0, what);
     }
 }
 
