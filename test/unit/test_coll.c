@@ -771,6 +771,13 @@ static void test_select(void)
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 14, 1, 0, 0), a2a);
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLGATHER, 1 << 14, 1, 0, 0),
                                i < 2 ? "recursive_doubling" : "shm");
+        /* 2-4 KiB, the last eager sizes: the segment whatever the call's
+           price (its copies beat the packet's); to 2 KiB the slots */
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 4096, 1, 0, 0), "shm");
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 2049, 1, 0, 0), "shm");
+        CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_BCAST, 2048, 1, 0, 0), "shm");
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE, 1024, 4, 0, 0), "shm");
+        CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     }
     coll_layout_free(&L);
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 8, one_node), VC_SUCCESS);
