@@ -19,7 +19,7 @@ const char *core_strerror(int err)
     case VC_ERR_REQUEST: return "invalid request (already completed, freed or never created)";
     case VC_ERR_NOMEM: return "out of memory";
     case VC_ERR_NOT_INITIALIZED: return "vcoll is not initialized (call vc_init first; no calls after vc_finalize)";
-    case VC_ERR_BOOTSTRAP: return "bootstrap failed: start the job with mpirun or srun --mpi=pmix";
+    case VC_ERR_BOOTSTRAP: return "bootstrap failed (the launcher, PMIx or a peer at start-up: the message before this one says which)";
     case VC_ERR_TRANSPORT: return "transport failure (device, queue pair, completion queue or shared memory)";
     case VC_ERR_PEER_FAILED: return "a peer process died or became unreachable";
     case VC_ERR_TIMEOUT: return "operation timed out";

@@ -202,7 +202,7 @@ static int agree_node_facts(struct vc_ctx *c, const node_facts_t *mine)
             len != sizeof f) {
             LOG_ERR("rank %d published %zu bytes of node facts, not %zu: mixed vcoll "
                     "versions in one job?", r, len, sizeof f);
-            rc = VC_ERR_INTERNAL;
+            rc = VC_ERR_BOOTSTRAP;
         }
         if (rc)
             break;

@@ -18,6 +18,7 @@ bad() { echo "FAIL: $1"; echo "$2" | sed 's/^/    | /' | tail -15; fail=$((fail 
 run() {   # keys, VCOLL_NET, np
     timeout 120 "$MPIRUN" --oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader \
         -x LD_PRELOAD="$shim" -x VC_TEST_PMIX_HIDE="$1" -x VCOLL_NET="$2" -x ASAN_OPTIONS \
+        -x VC_TEST_PMIX_SHORT="${VC_TEST_PMIX_SHORT:-}" \
         -np "$3" $hello 2>&1
 }
 crashed() { echo "$1" | grep -qiE "signal|segmentation|core dumped|AddressSanitizer|runtime error"; }
@@ -56,6 +57,14 @@ out=$(run pmix.job.size auto 2); rc=$?
 if [ $rc -ne 0 ] && echo "$out" | grep -q "PMIX_JOB_SIZE" && ! crashed "$out"; then
     ok "no PMIX_JOB_SIZE: vc_init fails naming it"
 else bad "no PMIX_JOB_SIZE" "$out"; fi
+
+# a rank of another vcoll version publishes node facts of another size:
+# vc_init fails, the reader naming that rank (no hang: the job ends)
+out=$(VC_TEST_PMIX_SHORT=vc.node run "" auto 2); rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "rank 0 published 15 bytes of node facts" &&
+   ! crashed "$out"; then
+    ok "node facts of another size: vc_init fails naming the rank"
+else bad "node facts of another size" "$out"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
