@@ -389,7 +389,15 @@ static int reduce_scatter_any(const void *sb, void *rb, int count, const int rco
     void *vrb = rb;
     size_t n = 0, *cnt = NULL;
     int err = 0, me = -1, np = 0;
-    vc_comm_t vc = vcmpi_comm(comm, &why);
+    vc_comm_t vc = VC_COMM_NULL;
+    /* a blocking call of count 0 moves nothing on any rank (the count is
+       every rank's alike): the MPI's own checks and early return, 4 ns
+       against 35 for the wrapper's mapping and vcoll's checks (Open MPI,
+       np 2; OSU's reduce_scatter_block of 8 B of MPI_INT at np 4) */
+    if (!req && !rcounts && count == 0)
+        why = "count 0: nothing to move";
+    else
+        vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &s, &err)) &&
         !err && !vcmpi_rank_size(vc, &me, &np))

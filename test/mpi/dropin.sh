@@ -8,7 +8,7 @@
 # MPICH under hydra (mpiexec.mpich: the exchange bootstrap). Then MPI's
 # own rules (mpi_std: layouts, progress, fresh communicators, user ops and
 # ops on types with holes, MPI_COMM_SELF,
-# large counts), each pattern a correct MPI program that must finish with
+# large counts, count 0), each pattern a correct MPI program that must finish with
 # the same answers preloaded; and a Fortran program built three ways
 # (mpif.h, use mpi, use mpi_f08) with every collective taken by vcoll.
 # Run by `make check` from the top build directory.
@@ -126,7 +126,7 @@ standard() {   # mpi, label
         pre=${np#*:} np=${np%:*}
         ran=$((ran + 1))
         if launch "$mpi" "$np" "$pre" -- "$b/test/mpi/$mpi/mpi_std" all &&
-           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 11 ] &&
+           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 12 ] &&
            { [ "$np" = 1 ] || stats_ok "$pre" Bcast Reduce Allreduce Gather Scatter Gatherv \
                  Scatterv Scan Ibarrier Ibcast Iallreduce; }; then
             ok
@@ -143,6 +143,19 @@ standard() {   # mpi, label
         ok
     else
         bad "$label mpi_std user_ops: not all on vcoll"
+    fi
+    # count 0: every collective of the subtest finishes and writes nothing
+    # (mpi_std checks); a blocking zero-count reduce_scatter_block is the
+    # MPI's (it moves nothing: the MPI's own early return is the cheap
+    # one), the non-blocking one vcoll's; the others' are vcoll's
+    ran=$((ran + 1))
+    if launch "$mpi" 3 1 -- "$b/test/mpi/$mpi/mpi_std" zero_counts &&
+       grep -q 'zero_counts: ok' "$tmp/out" && stats_ok 1 Allreduce Bcast Iallreduce \
+           Ireduce_scatter_block &&
+       grep -q '^vcoll_mpi: MPI_Reduce_scatter_block taken=0 fallback=3$' "$tmp/out"; then
+        ok
+    else
+        bad "$label mpi_std zero_counts"
     fi
     # ops on types with holes (a user op on a strided type, MINLOC on
     # MPI_SHORT_INT) and a collective on MPI_COMM_SELF: none falls back

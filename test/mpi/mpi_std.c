@@ -4,7 +4,8 @@
  * differ in layout but match in signature, point-to-point traffic that
  * relies on MPI's progress rule while a collective is outstanding or in
  * flight, user ops (commutative and not), large-count calls beside the
- * int ones, and MPI_IN_PLACE on a permuted sub-communicator.
+ * int ones, MPI_IN_PLACE on a permuted sub-communicator, and count 0 in
+ * every collective.
  *
  *   mpi_std <subtest>|all
  *
@@ -844,12 +845,57 @@ static void t_type_zoo(void)
     }
 }
 
+/* 12. Count 0 everywhere: legal for every collective, moves nothing, and
+   (but for the barrier) need not synchronise. No buffer may be written,
+   and a collective with data right after must still pair up -- whichever
+   library ran the zero-count ones, blocking or not. */
+static void t_zero_counts(void)
+{
+    enum { N = 8 };
+    int s[N], r[N], one = rank + 1, sum = 0;
+    int *zc = xmalloc((size_t)size * sizeof *zc), *zd = xmalloc((size_t)size * sizeof *zd);
+    memset(zc, 0, (size_t)size * sizeof *zc);
+    memset(zd, 0, (size_t)size * sizeof *zd);
+    for (int i = 0; i < N; i++)
+        s[i] = 1000 + i, r[i] = -7;
+    MPI_Request rq;
+    for (int k = 0; k < 2; k++) {   /* k = 1: the non-blocking forms */
+        step("count 0, %s", k ? "non-blocking" : "blocking");
+        if (!k) {
+            MPI_Bcast(r, 0, MPI_INT, size - 1, MPI_COMM_WORLD);
+            MPI_Reduce(s, r, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+            MPI_Allreduce(s, r, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allgather(s, 0, MPI_INT, r, 0, MPI_INT, MPI_COMM_WORLD);
+            MPI_Gather(s, 0, MPI_INT, r, 0, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Scatter(s, 0, MPI_INT, r, 0, MPI_INT, size - 1, MPI_COMM_WORLD);
+            MPI_Alltoall(s, 0, MPI_INT, r, 0, MPI_INT, MPI_COMM_WORLD);
+            MPI_Reduce_scatter_block(s, r, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Reduce_scatter(s, r, zc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Gatherv(s, 0, MPI_INT, r, zc, zd, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Scan(s, r, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Exscan(s, r, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        } else {
+            MPI_Ibcast(r, 0, MPI_INT, 0, MPI_COMM_WORLD, &rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            MPI_Iallreduce(s, r, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            MPI_Ireduce_scatter_block(s, r, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        }
+        for (int i = 0; i < N; i++)
+            NEED(r[i] == -7 && s[i] == 1000 + i, "a count-0 call wrote element %d", i);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        NEED(sum == size * (size + 1) / 2, "allreduce after count-0 calls: %d", sum);
+    }
+    free(zc), free(zd);
+}
+
 static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"strided_gather", t_strided_gather}, {"mixed_layouts", t_mixed_layouts},
     {"isend_before_coll", t_isend_before_coll}, {"recv_with_icoll", t_recv_with_icoll},
     {"fallback_first", t_fallback_first}, {"ibarrier_fresh", t_ibarrier_fresh},
     {"user_ops", t_user_ops}, {"holes_ops", t_holes_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
-    {"type_zoo", t_type_zoo},
+    {"type_zoo", t_type_zoo}, {"zero_counts", t_zero_counts},
 };
 
 int main(int argc, char **argv)
