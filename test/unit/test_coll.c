@@ -750,6 +750,21 @@ static void test_select(void)
     coll_layout_free(&L);
     CU_ASSERT_EQUAL_FATAL(coll_layout_build(&L, 2, one_node), VC_SUCCESS);
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BARRIER, 0, 1, 0, 0), "shm");
+    /* a world on one node (the slots serve it): two ranks take the
+       released barrier, rank 0 leaving first, more the symmetric one
+       unless they share cores */
+    for (int p = 2; p <= 3; p++)
+        for (int ov = 0; ov < 2; ov++) {
+            coll_layout_t W;
+            CU_ASSERT_EQUAL_FATAL(coll_layout_build(&W, p, one_node), VC_SUCCESS);
+            W.oversub = ov;
+            coll_query_t q;
+            coll_query_init(&q, COLL_BARRIER, FORM_BLOCKING, &W, 0, 1, 0, 0, 0);
+            q.flags_ok = 1;
+            CU_ASSERT_STRING_EQUAL(coll_select(&q)->name,
+                                   p == 2 || ov ? "flags_release" : "flags");
+            coll_layout_free(&W);
+        }
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");
