@@ -738,9 +738,9 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(talg(COLL_BARRIER, 1)->name, "dissemination");
     /* "shm": nothing to share with one rank per node; the segment barrier
        wherever two share a node; two ranks keep messages for small
-       reductions (an allreduce goes through the segment from 16 KiB, a
-       reduce from 1 MiB and, where the CMA call is dear, past the eager
-       packet) and bcast past the caches (one CMA copy from 512 KiB); a
+       reductions (an allreduce goes through the segment from 512 KiB, a
+       reduce from 1 MiB and, where the CMA call is dear, both past the
+       eager packet) and bcast past the caches (one CMA copy from 512 KiB); a
        core per rank takes the segment */
     coll_layout_t L;
     int one_node[8] = {0}, spread[4] = {0, 1, 2, 3};
@@ -768,7 +768,6 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");
-    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 12, 4, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 19, 1, 0, 0), "binomial");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 13, 1, 0, 0), "pairwise");
@@ -785,6 +784,10 @@ static void test_select(void)
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 18, 1, 0, 0), seg);
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 14, 1, 0, 0), a2a);
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLGATHER, 1 << 14, 1, 0, 0),
+                               i < 2 ? "recursive_doubling" : "shm");
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 12, 4, 0, 0),
+                               i < 2 ? "recursive_doubling" : "shm");
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 16, 4, 0, 0),
                                i < 2 ? "recursive_doubling" : "shm");
         /* 2-4 KiB, the last eager sizes: the segment whatever the call's
            price (its copies beat the packet's); to 2 KiB the slots */
