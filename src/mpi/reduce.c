@@ -389,15 +389,17 @@ static int reduce_scatter_any(const void *sb, void *rb, int count, const int rco
     void *vrb = rb;
     size_t n = 0, *cnt = NULL;
     int err = 0, me = -1, np = 0;
-    vc_comm_t vc = VC_COMM_NULL;
     /* a blocking call of count 0 moves nothing on any rank (the count is
-       every rank's alike): the MPI's own checks and early return, 4 ns
-       against 35 for the wrapper's mapping and vcoll's checks (Open MPI,
-       np 2; OSU's reduce_scatter_block of 8 B of MPI_INT at np 4) */
-    if (!req && !rcounts && count == 0)
-        why = "count 0: nothing to move";
-    else
-        vc = vcmpi_comm(comm, &why);
+       every rank's alike): the MPI's own checks and early return, before
+       any of the wrapper's work (Open MPI, np 2: 4 ns plain, 37 through
+       vcoll, 14 with the stage set up first, 9 from here; OSU's
+       reduce_scatter_block of 8 B of MPI_INT at np 4). With vcoll
+       requests outstanding vcoll takes it, and returns at once too */
+    if (!req && !rcounts && count == 0 && !vcmpi_pending()) {
+        vcmpi_fallback(FN_Reduce_scatter_block, "count 0: nothing to move");
+        return PMPI_Reduce_scatter_block(sb, rb, count, dt, op, comm);
+    }
+    vc_comm_t vc = vcmpi_comm(comm, &why);
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !(why = map(rcounts ? 0 : count, dt, op, &ti, &vop, &n, &s, &err)) &&
         !err && !vcmpi_rank_size(vc, &me, &np))
