@@ -230,7 +230,8 @@ static int covers(const coll_rule_t *a, const coll_rule_t *b)
            range_covers(a->ppn, b->ppn) && range_covers(a->nodes, b->nodes) &&
            range_covers(a->bytes, b->bytes) && range_covers(a->total, b->total) &&
            range_covers(a->pull, b->pull) && tri_covers(a->oversub, b->oversub) &&
-           tri_covers(a->blocked, b->blocked) && tri_covers(a->pof2, b->pof2) && tri_covers(a->commutative, b->commutative);
+           tri_covers(a->blocked, b->blocked) && tri_covers(a->pof2, b->pof2) &&
+           tri_covers(a->commutative, b->commutative);
 }
 
 static int push(coll_rules_t *t, const coll_rule_t *r)

@@ -41,7 +41,7 @@ static void check_flags(vc_comm_t comm, int kind, size_t count, uint64_t before,
 {
     int p;
     vc_comm_size(comm, &p);
-    if (count == 0 && (kind == COLL_GATHER || kind == COLL_SCATTER)) {
+    if (count == 0 && !coll_kind_vector(kind)) {
         /* nothing to move: the blocking call returns at once on every rank */
         if (coll_shm_calls(comm, kind) != before)
             FAIL("%s of count 0 ran through the node's slots: it has nothing to move", what);

@@ -7,9 +7,9 @@
 # and VCOLL_MPI_BOOT=exchange), srun --mpi=pmix when a local Slurm is up,
 # MPICH under hydra (mpiexec.mpich: the exchange bootstrap). Then MPI's
 # own rules (mpi_std: layouts, progress, fresh communicators, user ops and
-# ops on types with holes, MPI_COMM_SELF,
-# large counts, count 0), each pattern a correct MPI program that must finish with
-# the same answers preloaded; and a Fortran program built three ways
+# ops on types with holes, MPI_COMM_SELF, large counts, count 0), each
+# pattern a correct MPI program that must finish with the same answers
+# preloaded; and a Fortran program built three ways
 # (mpif.h, use mpi, use mpi_f08) with every collective taken by vcoll.
 # Run by `make check` from the top build directory.
 set -u
