@@ -119,11 +119,14 @@ static double copy64k_us(void)
 /* Split copies: messages from SHM_SPLIT_MIN are copied part by the
  * receiver (process_vm_readv) and part by the sender (process_vm_writev)
  * at once, when the sender is in the library to take its part; two cores
- * then move the message. Below 512 KiB one copy measured as fast (np 2,
- * vcoll_osu_bw medians of 5: 128-512 KiB split 15-20 GB/s, one copy
- * 19-22). Each ordered pair has SHM_CLAIMS claim words in
- * the segment (after the flag slots): word = generation << 2 | state. */
-#define SHM_SPLIT_MIN (512u << 10)
+ * then move the message. From 128 KiB, since a busy sender (receives
+ * posted) no longer splits at all (p2p.c): np 2 vcoll_osu_bw, 3 runs of
+ * 400-1000 iterations, 128 KiB 32.0-33.5 GB/s split against 22.3-23.5 one
+ * copy, 256 KiB 38.7-39.2 against 24.4-24.6, bibw the same either way;
+ * at 64 KiB splitting lost (19.5 against 21.2). Each ordered pair has
+ * SHM_CLAIMS claim words in the segment (after the flag slots): word =
+ * generation << 2 | state. */
+#define SHM_SPLIT_MIN (128u << 10)
 /* A sender with nothing else to copy (p2p/proto.h: P2P_F_LONE; a bcast's
    root, a ping-pong) helps from here: np 2 vcoll_osu_latency 256 KiB 8.1
    us against 12.6 with one copy (doc/collectives.md). */
