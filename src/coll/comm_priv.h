@@ -52,7 +52,8 @@ typedef struct coll_comm {
     int node_state;             /* 0 not made yet, 1 made, -1 failed */
     uint64_t seg_calls[COLL_NKINDS];  /* calls that ran through a segment
                                          or the node's slots (gather/scatter(v),
-                                         allgather(v) flags) */
+                                         allgather(v), reduce_scatter(_block)
+                                         flags) */
     size_t seg_logged[COLL_NKINDS];   /* count + 1 of the last one logged */
     struct coll_graph *graph;   /* neighbour graph (graph.h), or NULL */
 } coll_comm_t;

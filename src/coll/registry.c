@@ -89,18 +89,21 @@ static const coll_alg_t algs[] = {
     {COLL_ALLTOALLV, "shm", NULL, RO | SHARED, BLK, coll_shm_fits, coll_shm_run},
     {COLL_ALLTOALLV, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
     /* one builder per algorithm serves both reduce_scatter kinds; only
-       pairwise and linear combine in rank order */
+       pairwise, linear and flags combine in rank order */
     {COLL_REDUCE_SCATTER_BLOCK, "recursive_halving", coll_reduce_scatter_recursive_halving,
      0, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER_BLOCK, "pairwise", coll_reduce_scatter_pairwise, RO, ALL, NULL,
      NULL},
     {COLL_REDUCE_SCATTER_BLOCK, "ring", coll_reduce_scatter_ring, 0, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER_BLOCK, "linear", coll_reduce_scatter_linear, RO, ALL, NULL, NULL},
+    {COLL_REDUCE_SCATTER_BLOCK, "flags", NULL, RO | SHARED, BLK, coll_flags_fits,
+     coll_flags_run},
     {COLL_REDUCE_SCATTER, "recursive_halving", coll_reduce_scatter_recursive_halving, 0, ALL,
      NULL, NULL},
     {COLL_REDUCE_SCATTER, "pairwise", coll_reduce_scatter_pairwise, RO, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER, "ring", coll_reduce_scatter_ring, 0, ALL, NULL, NULL},
     {COLL_REDUCE_SCATTER, "linear", coll_reduce_scatter_linear, RO, ALL, NULL, NULL},
+    {COLL_REDUCE_SCATTER, "flags", NULL, RO | SHARED, BLK, coll_flags_fits, coll_flags_run},
     {COLL_SCAN, "recursive_doubling", coll_scan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_EXSCAN, "recursive_doubling", coll_exscan_recursive_doubling, RO, ALL, NULL, NULL},
     {COLL_NEIGHBOR_ALLGATHER, "direct", coll_neighbor_allgather_direct, RO, ALL, NULL, NULL},

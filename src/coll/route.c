@@ -279,11 +279,13 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     coll_comm_t *cc = coll_priv(comm);
     if (!cc)
         return VC_ERR_NOMEM;
-    /* one decision from facts every member holds alike: allgatherv's
-       count is mine alone, so it selects on the total */
+    /* one decision from facts every member holds alike: allgatherv's and
+       reduce_scatter's count is mine alone, so they select on the total
+       (which also sizes reduce_scatter's line in the flag slots) */
     int user = ops_is_user(op);
-    size_t tcount = kind == COLL_ALLGATHERV && v && v->counts
-                        ? coll_vec_total(v->counts, comm->size) : count;
+    int by_total = kind == COLL_ALLGATHERV || kind == COLL_REDUCE_SCATTER;
+    size_t tcount =
+        by_total && v && v->counts ? coll_vec_total(v->counts, comm->size) : count;
     coll_memo_t *m = &cc->memo[kind][form >> 1];     /* 1, 2, 4 -> 0, 1, 2 */
     const coll_alg_t *alg = m->alg;
     coll_query_t q;

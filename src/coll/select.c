@@ -37,6 +37,7 @@ void coll_query_init(coll_query_t *q, int kind, int form, const coll_layout_t *L
     case COLL_NEIGHBOR_ALLTOALLV:
         break;
     case COLL_ALLGATHERV:   /* everyone knows every count: the average */
+    case COLL_REDUCE_SCATTER:
         q->total = total_count * esize;
         q->bytes = L->size ? q->total / (size_t)L->size : 0;
         q->count = L->size ? total_count / (size_t)L->size : 0;

@@ -173,8 +173,8 @@ int coll_flags_settle(const struct vc_comm *comm, coll_comm_t *cc, uint64_t k)
 }
 
 /* Publish my contribution for call `seq` and wait for everyone's. */
-static int exchange(const struct vc_comm *comm, coll_comm_t *cc, const void *in, size_t bytes,
-                    uint64_t seq)
+int coll_flags_exchange(const struct vc_comm *comm, coll_comm_t *cc, const void *in,
+                        size_t bytes, uint64_t seq)
 {
     int rc = coll_flags_settle(comm, cc, seq);
     if (rc)
@@ -187,14 +187,15 @@ static int exchange(const struct vc_comm *comm, coll_comm_t *cc, const void *in,
 
 static int flags_barrier(const struct vc_comm *comm, coll_comm_t *cc)
 {
-    return exchange(comm, cc, NULL, 0, ++cc->shm_seq);
+    return coll_flags_exchange(comm, cc, NULL, 0, ++cc->shm_seq);
 }
 
 static int flags_allreduce(const struct vc_comm *comm, coll_comm_t *cc, const void *sbuf,
                            void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op)
 {
     size_t bytes = count * dtype_size(dt);
-    int rc = exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes, ++cc->shm_seq);
+    int rc = coll_flags_exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes,
+                                 ++cc->shm_seq);
     if (!rc)
         coll_flags_combine(comm, 0, cc->shm_seq, rbuf, count, dt, op);
     return rc;
@@ -210,7 +211,8 @@ static int flags_alltoall(const struct vc_comm *comm, coll_comm_t *cc, const voi
     size_t bytes = count * dtype_size(dt);
     int p = comm->coll->size, me = comm->coll->rank;
     uint64_t k = ++cc->shm_seq;
-    int rc = exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf, (size_t)p * bytes, k);
+    int rc = coll_flags_exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf,
+                                 (size_t)p * bytes, k);
     if (rc || !bytes)
         return rc;
     shm_slot_t *base = slots(comm);
@@ -237,7 +239,7 @@ static int flags_allgather(const coll_call_t *c, coll_comm_t *cc)
         in = rb + at;
     uint64_t k = ++cc->shm_seq;
     cc->seg_calls[c->kind]++;
-    int rc = exchange(comm, cc, in, mine, k);
+    int rc = coll_flags_exchange(comm, cc, in, mine, k);
     if (rc)
         return rc;
     shm_slot_t *base = slots(comm);
@@ -360,6 +362,8 @@ int coll_flags_run(const coll_call_t *c, int *rc)
             return 0;   /* declined: every rank passes in place or none */
         *rc = coll_flags_alltoallv(c);
         break;
+    case COLL_REDUCE_SCATTER:
+    case COLL_REDUCE_SCATTER_BLOCK: *rc = coll_flags_reduce_scatter(c); break;
     default: *rc = coll_flags_scatter(c); break;
     }
     return 1;

@@ -46,7 +46,9 @@ size_t coll_flags_need(int kind, size_t bytes, size_t total, int p)
     case COLL_ALLREDUCE: return bytes;
     case COLL_ALLTOALL:
     case COLL_ALLGATHER:
-    case COLL_ALLGATHERV: return total;
+    case COLL_ALLGATHERV:
+    case COLL_REDUCE_SCATTER:           /* the whole vector, on every rank */
+    case COLL_REDUCE_SCATTER_BLOCK: return total;
     case COLL_BCAST:
     case COLL_GATHER: return 8 + bytes;
     case COLL_SCATTER: return (size_t)p * sizeof(coll_flags_ent_t) + (size_t)(p - 1) * bytes;

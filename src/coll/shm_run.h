@@ -121,6 +121,12 @@ int coll_flags_scatter(const coll_call_t *c);
 int coll_flags_alltoallv(const coll_call_t *c);
 /* shm_flags_reduce.c: reduce through the slots (a vector that fits a line) */
 int coll_flags_reduce(const coll_call_t *c);
+/* shm_flags_reduce_scatter.c: reduce_scatter(_block) through the slots
+   (the whole vector fits a line) */
+int coll_flags_reduce_scatter(const coll_call_t *c);
+/* shm_flags.c: publish my bytes for call seq and wait for every line */
+int coll_flags_exchange(const struct vc_comm *comm, struct coll_comm *cc, const void *in,
+                        size_t bytes, uint64_t seq);
 
 /* A line that hands blocks out (scatter(v)'s root, every alltoallv rank)
  * starts with a table, an entry per rank: where its block lies in the line,

@@ -17,17 +17,23 @@
  * its rings several times, and alltoallv's blocks past 32 KiB go as
  * messages beside it. With VCOLL_ALLTOALLV_ALG=flags, every blocking
  * alltoallv on the world (not in place) must have gone through the node's
- * slots, blocks past their share of a line as messages.
+ * slots, blocks past their share of a line as messages. With
+ * VCOLL_REDUCE_SCATTER(_BLOCK)_ALG=flags, every blocking reduce_scatter(_block)
+ * on the world with a built-in op whose whole vector fits a line must have
+ * gone through the slots (past a line, or a user op, it falls back).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mp_util.h"
 #include "coll/coll.h"
+#include "coll/shm_run.h"
+#include "net/net.h"
 
 static vc_op_t op_affine, op_add;
 static int a2a_shm;     /* VCOLL_ALLTOALL(V)_ALG=shm, the job on one node */
 static int a2av_flags;  /* VCOLL_ALLTOALLV_ALG=flags, the job on one node */
+static int rs_flags[2]; /* VCOLL_REDUCE_SCATTER(_BLOCK)_ALG=flags ([1]: _BLOCK), one node */
 
 /* ---- values and ops ---- */
 
@@ -236,7 +242,8 @@ static void test_reduce_scatter(vc_comm_t comm, size_t scale, int block, int k, 
     for (size_t e = 0; e < total; e++)
         in[e] = rval(k, me, e);
     const void *sb = ip ? VC_IN_PLACE : s;
-    int rc;
+    int rc, kind = block ? COLL_REDUCE_SCATTER_BLOCK : COLL_REDUCE_SCATTER;
+    uint64_t before = coll_shm_calls(comm, kind);
     if (block)
         rc = nb ? vc_ireduce_scatter_block(sb, r, scale, r_dt(k), r_op(k), comm, &rq)
                 : vc_reduce_scatter_block(sb, r, scale, r_dt(k), r_op(k), comm);
@@ -244,6 +251,11 @@ static void test_reduce_scatter(vc_comm_t comm, size_t scale, int block, int k, 
         rc = nb ? vc_ireduce_scatter(sb, r, cnt, r_dt(k), r_op(k), comm, &rq)
                 : vc_reduce_scatter(sb, r, cnt, r_dt(k), r_op(k), comm);
     OK(wait_if(&rq, nb, rc));
+    /* (a blocking reduce_scatter_block of count 0 returns at once) */
+    if (rs_flags[block] && !nb && comm == VC_COMM_WORLD && p > 1 && k == R_SUM && total &&
+        total * 4 <= NET_SHM_SLOT_BYTES - 8 && coll_shm_calls(comm, kind) != before + 1)
+        FAIL("reduce_scatter%s scale %zu ip %d forced to flags did not run through the "
+             "node's slots", block ? "_block" : "", scale, ip);
     for (size_t i = 0; i < cnt[me]; i++)
         if (r[i] != rfold(k, p, off + i)) {
             FAIL("reduce_scatter%s op %d scale %zu nb %d ip %d: elem %zu", block ? "_block" : "",
@@ -559,6 +571,8 @@ int main(int argc, char **argv)
     a2a_shm = mp_forced_on_one_node("VCOLL_ALLTOALL_ALG", "shm") &&
               mp_forced_on_one_node("VCOLL_ALLTOALLV_ALG", "shm");
     a2av_flags = mp_forced_on_one_node("VCOLL_ALLTOALLV_ALG", "flags");
+    rs_flags[0] = mp_forced_on_one_node("VCOLL_REDUCE_SCATTER_ALG", "flags");
+    rs_flags[1] = mp_forced_on_one_node("VCOLL_REDUCE_SCATTER_BLOCK_ALG", "flags");
     test_all(VC_COMM_WORLD);
     test_overlap();
     /* halves by parity, reversed order: comm ranks differ from world ranks */

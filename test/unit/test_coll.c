@@ -23,6 +23,8 @@
 #include "vcoll.h"
 #include "coll/sched.h"
 #include "coll/layout.h"
+#include "coll/shm_run.h"
+#include "net/net.h"
 #include "dtype/dtype.h"
 #include "core/config.h"
 #include "sim.h"
@@ -765,6 +767,35 @@ static void test_select(void)
                                    p == 2 || ov ? "flags_release" : "flags");
             coll_layout_free(&W);
         }
+    /* reduce_scatter(_block) whose whole vector fits a line goes through
+       the slots on a world on one node, whatever the ranks' cores; past a
+       line, or where the slots do not serve (flags_ok 0), the message
+       algorithms as before */
+    for (int p = 2; p <= 8; p += 3)
+        for (int ov = 0; ov < 2; ov++)
+            for (int ok = 0; ok < 2; ok++)
+                for (size_t total = 64; total <= 4096; total *= 4) {
+                    coll_layout_t W;
+                    CU_ASSERT_EQUAL_FATAL(coll_layout_build(&W, p, one_node), VC_SUCCESS);
+                    W.oversub = ov;
+                    coll_query_t q;
+                    size_t blk = total / 4 / (size_t)p;     /* int elements per rank */
+                    coll_query_init(&q, COLL_REDUCE_SCATTER_BLOCK, FORM_BLOCKING, &W, blk, 4,
+                                    blk, 0, 0);
+                    q.flags_ok = ok && coll_flags_need(COLL_REDUCE_SCATTER_BLOCK, q.bytes,
+                                                       q.total, p) <= NET_SHM_SLOT_BYTES - 8;
+                    int flags = ok && blk * 4 * (size_t)p <= 2048;
+                    CU_ASSERT_EQUAL(!strcmp(coll_select(&q)->name, "flags"), flags);
+                    /* reduce_scatter selects on its exact total, not the
+                       average times p (total 4 * p + 1 elements) */
+                    coll_query_init(&q, COLL_REDUCE_SCATTER, FORM_BLOCKING, &W, blk, 4,
+                                    blk * (size_t)p + 1, 0, 0);
+                    CU_ASSERT_EQUAL(q.total, (blk * (size_t)p + 1) * 4);
+                    q.flags_ok = ok;
+                    CU_ASSERT_EQUAL(!strcmp(coll_select(&q)->name, "flags"),
+                                    ok && q.total <= 2048);
+                    coll_layout_free(&W);
+                }
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");
