@@ -16,9 +16,8 @@ static const char *const fn_name[FN_COUNT] = {
 /* counters are per process and only summed at the end: a relaxed atomic
    add (vcmpi_count) keeps MPI_THREAD_MULTIPLE programs exact without a lock */
 
-void vcmpi_fallback(int fn, const char *why)
+void vcmpi_fallback_log(int fn, const char *why)
 {
-    vcmpi_count(&vcmpi.fallback[fn]);
     vcmpi_log("%s falls back to MPI: %s", fn_name[fn], why);
 }
 

@@ -360,7 +360,16 @@ static inline void vcmpi_count_taken(int fn)
 {
     vcmpi_count(&vcmpi.taken[fn]);
 }
-void vcmpi_fallback(int fn, const char *why);
+void vcmpi_fallback_log(int fn, const char *why);
+/* a call the MPI runs: counted, and logged only under VCOLL_LOG=debug
+   (the log call's frame alone cost a zero-count call more than the
+   call itself) */
+static inline void vcmpi_fallback(int fn, const char *why)
+{
+    vcmpi_count(&vcmpi.fallback[fn]);
+    if (vcmpi.debug)
+        vcmpi_fallback_log(fn, why);
+}
 /* The end of a vcoll attempt. Returns 0 when vcoll refused the arguments
    before any communication (arithmetic on MPI_BYTE and the like: the same
    refusal on every rank), so the caller falls back; otherwise 1, with the
