@@ -23,20 +23,24 @@ Usage: $0 -S MPICH_SRC [options]
                 ./mpich-suite-MPI); kept between runs, configured once
   -d LIST       test directories, comma separated (default:
                 $default_dirs)
-  -f REGEX      only the entries whose line matches (e.g. '^allred ')
+  -f REGEX      only the entries whose "DIR/name ranks args" matches
+                (e.g. '^coll/allred ')
   -n MAX        skip entries with more ranks than MAX (default 10)
   -t SECONDS    timeout of one entry (default 60; an entry's own timeLimit
-                if larger, up to 120; larger ones are skipped)
+                if larger; entries whose own timeLimit passes 120 s, or -t
+                if larger, are skipped)
   -o FILE       the per-entry results (default mpich-suite-MPI.txt)
   -h            this help
-Exit status: 0 when no entry passes plain and fails preloaded.
+Exit status: 0 when no entry passes plain and fails preloaded, 1 when one
+does, 2 when the suite could not be set up or run.
 EOF
 }
 
-die() { echo "$0: $*" >&2; exit 1; }
+die() { echo "$0: $*" >&2; exit 2; }
 default_dirs="coll,topo,comm,pt2pt,f77/coll,f90/coll,f08/coll"
 src="" mpi=openmpi lib="" builddir=. work="" dirs=$default_dirs filt=. maxnp=10 tmo=60 out=""
 while [ $# -gt 0 ]; do
+    case $1 in -[SMDBwdfnto]) [ $# -ge 2 ] || die "$1 needs an argument" ;; esac
     case $1 in
     -S) src=$2; shift ;;
     -M) mpi=$2; shift ;;
@@ -69,6 +73,7 @@ lib=$(realpath "$lib")
 : "${work:=$PWD/mpich-suite-$mpi}" "${out:=$PWD/mpich-suite-$mpi.txt}"
 mkdir -p "$work" || die "cannot make $work"
 work=$(realpath "$work")
+out=$(realpath -m "$out")   # the loop below runs in each test directory
 
 # ---- the suite's own build, once: its configure with this MPI's wrappers ----
 if [ ! -f "$work/build/Makefile" ]; then
@@ -95,7 +100,8 @@ for d in "${dlist[@]}"; do
     # -k: a test this MPI cannot compile (Open MPI 4.1 has no MPI-4
     # persistent collectives) is listed as not built, the others run
     make -k -C "$work/build/$d" > "$work/make-${d//\//_}.log" 2>&1
-    [ -f "$work/build/$d/testlist" ] || cp "$work/src/test/mpi/$d/testlist" "$work/build/$d/"
+    [ -f "$work/build/$d/testlist" ] || cp "$work/src/test/mpi/$d/testlist" "$work/build/$d/" ||
+        die "no test list for $d"
 done
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_psec=native
@@ -128,8 +134,9 @@ for d in "${dlist[@]}"; do
         case $name in '' | '#'*) continue ;; esac
         line="$d/$name $np $rest"
         echo "$line" | grep -Eq -- "$filt" || continue
-        args=() envs=() tl=$tmo skip=""
-        for kv in $rest; do
+        args=() envs=() tl=$tmo skip="" kvs=()
+        read -r -a kvs <<< "$rest"     # (no glob expansion of the fields)
+        for kv in "${kvs[@]}"; do
             case $kv in
             arg=*) args+=("${kv#arg=}") ;;
             env=*) envs+=("${kv#env=}") ;;
@@ -137,7 +144,7 @@ for d in "${dlist[@]}"; do
             mem=*) [ "$(echo "${kv#mem=} > 4" | bc)" = 1 ] && skip="needs ${kv#mem=} GB" ;;
             esac
         done
-        [ "$tl" -gt 120 ] && skip="timeLimit $tl s"
+        [ "$tl" -gt 120 ] && [ "$tl" -gt "$tmo" ] && skip="timeLimit $tl s"
         [ "$np" -gt "$maxnp" ] && skip="$np ranks"
         [ -x "$work/build/$d/$name" ] || skip="not built with $mpi"
         if [ -n "$skip" ]; then

@@ -279,9 +279,11 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     coll_comm_t *cc = coll_priv(comm);
     if (!cc)
         return VC_ERR_NOMEM;
-    /* one decision from facts every member holds alike: allgatherv's and
-       reduce_scatter's count is mine alone, so they select on the total
-       (which also sizes reduce_scatter's line in the flag slots) */
+    /* one decision from facts every member holds alike: allgatherv's
+       count is mine alone, so it selects on the total; reduce_scatter's
+       count is the average block (the API's), rounded down, so its exact
+       total, which sizes its line in the flag slots, comes from the
+       counts too */
     int user = ops_is_user(op);
     int by_total = kind == COLL_ALLGATHERV || kind == COLL_REDUCE_SCATTER;
     size_t tcount =

@@ -2,8 +2,9 @@
  * shm_run.h -- the shared-memory algorithms as the registry runs them:
  * "shm" (shm_node.c: node phases through a communicator's segment, leaders
  * by messages) and "flags" (shm_flags*.c: a world on one node, small
- * barrier, reduce, allreduce, alltoall(v), allgather(v), gather(v) and
- * scatter(v) through the node's slots), and the neighbourhood
+ * barrier, reduce, allreduce, alltoall(v), allgather(v), gather(v),
+ * scatter(v) and reduce_scatter(_block) through the node's slots), and the
+ * neighbourhood
  * "shm" (neighbor_shm.c: blocks through a one-node communicator's segment).
  */
 #ifndef VC_COLL_SHM_RUN_H

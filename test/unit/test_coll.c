@@ -787,7 +787,7 @@ static void test_select(void)
                     int flags = ok && blk * 4 * (size_t)p <= 2048;
                     CU_ASSERT_EQUAL(!strcmp(coll_select(&q)->name, "flags"), flags);
                     /* reduce_scatter selects on its exact total, not the
-                       average times p (total 4 * p + 1 elements) */
+                       average times p (blk * p + 1 elements) */
                     coll_query_init(&q, COLL_REDUCE_SCATTER, FORM_BLOCKING, &W, blk, 4,
                                     blk * (size_t)p + 1, 0, 0);
                     CU_ASSERT_EQUAL(q.total, (blk * (size_t)p + 1) * 4);
@@ -796,6 +796,21 @@ static void test_select(void)
                                     ok && q.total <= 2048);
                     coll_layout_free(&W);
                 }
+    /* the line reduce_scatter asks the slots for is its exact total: 8
+       ranks, 527 int32 (2108 B) do not fit a line, though the average
+       times p (65 * 8 * 4 = 2080 B) would */
+    {
+        coll_layout_t W;
+        CU_ASSERT_EQUAL_FATAL(coll_layout_build(&W, 8, one_node), VC_SUCCESS);
+        coll_query_t q;
+        coll_query_init(&q, COLL_REDUCE_SCATTER, FORM_BLOCKING, &W, 527 / 8, 4, 527, 0, 0);
+        CU_ASSERT(coll_flags_need(COLL_REDUCE_SCATTER, q.bytes, q.total, 8) >
+                  NET_SHM_SLOT_BYTES - 8);
+        coll_query_init(&q, COLL_REDUCE_SCATTER, FORM_BLOCKING, &W, 520 / 8, 4, 520, 0, 0);
+        CU_ASSERT(coll_flags_need(COLL_REDUCE_SCATTER, q.bytes, q.total, 8) <=
+                  NET_SHM_SLOT_BYTES - 8);
+        coll_layout_free(&W);
+    }
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");

@@ -129,7 +129,9 @@ static double copy64k_us(void)
 #define SHM_SPLIT_MIN (128u << 10)
 /* A sender with nothing else to copy (p2p/proto.h: P2P_F_LONE; a bcast's
    root, a ping-pong) helps from here: np 2 vcoll_osu_latency 256 KiB 8.1
-   us against 12.6 with one copy (doc/collectives.md). */
+   us against 12.6 with one copy (doc/collectives.md). The same size as
+   SHM_SPLIT_MIN since session 33; kept apart because the two were
+   measured apart and may part again on another machine. */
 #define SHM_SPLIT_LONE_MIN (128u << 10)
 #define SHM_CLAIMS 16
 enum { CLAIM_OPEN = 0, CLAIM_RECEIVER = 1, CLAIM_SENDER = 2, CLAIM_DONE = 3 };
