@@ -238,7 +238,7 @@ static void flags_advance(struct vc_request *r, coll_exec_t *x)
             return;
         x->err = VC_ERR_PEER_FAILED;
     } else if (x->fkind == COLL_ALLREDUCE) {
-        coll_flags_combine(x->comm, x->fslot, x->fseq, x->base[COLL_RBUF], x->fcount, x->fdt,
+        coll_flags_combine(x->comm, x->fslot, x->fseq, 0, x->base[COLL_RBUF], x->fcount, x->fdt,
                            x->fop);
     }
     r->status.error = x->err;

@@ -102,9 +102,10 @@ int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *f
     return 1;
 }
 
-/* rank 0's data op rank 1's op ... : the same tree on every rank */
-void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
-                        size_t count, vc_dtype_t dt, vc_op_t op)
+/* rank 0's data op rank 1's op ... : the same tree on every rank; the
+   elements from byte `at` of each line (0 but for reduce_scatter's block) */
+void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, size_t at,
+                        void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op)
 {
     size_t bytes = count * dtype_size(dt);
     /* aligned as the widest element (16-byte pairs, doubles): the kernels
@@ -113,9 +114,9 @@ void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, voi
     if (!bytes)
         return;
     shm_slot_t *base = slots(comm);
-    memcpy(acc, slot_of(base, first, 0, seq)->data, bytes);
+    memcpy(acc, slot_of(base, first, 0, seq)->data + at, bytes);
     for (int r = 1; r < comm->size; r++)
-        dtype_reduce3(acc, acc, slot_of(base, first, r, seq)->data, count, dt, op);
+        dtype_reduce3(acc, acc, slot_of(base, first, r, seq)->data + at, count, dt, op);
     memcpy(rbuf, acc, bytes);
 }
 
@@ -197,7 +198,7 @@ static int flags_allreduce(const struct vc_comm *comm, coll_comm_t *cc, const vo
     int rc = coll_flags_exchange(comm, cc, sbuf == VC_IN_PLACE ? rbuf : sbuf, bytes,
                                  ++cc->shm_seq);
     if (!rc)
-        coll_flags_combine(comm, 0, cc->shm_seq, rbuf, count, dt, op);
+        coll_flags_combine(comm, 0, cc->shm_seq, 0, rbuf, count, dt, op);
     return rc;
 }
 

@@ -17,12 +17,10 @@
  * alike (coll_flags_need).
  */
 #include <stdint.h>
-#include <string.h>
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
 #include "dtype/dtype.h"
-#include "net/net.h"
 
 int coll_flags_reduce_scatter(const coll_call_t *c)
 {
@@ -47,17 +45,7 @@ int coll_flags_reduce_scatter(const coll_call_t *c)
     const void *in = c->sbuf == VC_IN_PLACE ? c->rbuf : c->sbuf;
     uint64_t k = ++cc->shm_seq;
     cc->seg_calls[c->kind]++;
-    if ((rc = coll_flags_exchange(comm, cc, in, total * es, k)) || !n)
-        return rc;
-    /* aligned as the widest element: the kernels read it as typed elements
-       (the lines' data is 8-byte aligned, as for allreduce) */
-    uint8_t acc[NET_SHM_SLOT_BYTES] __attribute__((aligned(16)));
-    size_t at = off * es, bytes = n * es, cap;
-    const uint64_t *seqw;
-    memcpy(acc, coll_flags_line(comm, 0, k, &seqw, &cap) + at, bytes);
-    for (int r = 1; r < p; r++)
-        dtype_reduce3(acc, acc, coll_flags_line(comm, r, k, &seqw, &cap) + at, n, c->dt,
-                      c->op);
-    memcpy(c->rbuf, acc, bytes);
-    return VC_SUCCESS;
+    if (!(rc = coll_flags_exchange(comm, cc, in, total * es, k)))
+        coll_flags_combine(comm, 0, k, off * es, c->rbuf, n, c->dt, c->op);
+    return rc;
 }

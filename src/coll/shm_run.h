@@ -42,8 +42,8 @@ int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *f
 /* ... or wait until it is (prog_wait_step between looks; a dead member
    fails it) */
 int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq);
-void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, void *rbuf,
-                        size_t count, vc_dtype_t dt, vc_op_t op);
+void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, size_t at,
+                        void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op);
 
 /* The blocking calls' slots (set 0, a ring of NET_SHM_BLK_DEPTH = D):
    before my line of call k overwrites that of call k-D, every rank must be
