@@ -3,19 +3,17 @@
  * members alone, so a subset of a large communicator (an MPI
  * sub-communicator met for the first time, say) needs nobody else.
  *
- * The members agree on a context id as vc_comm_split does (the maximum of
- * next_ctx), but over the parent's point-to-point traffic with the caller's
- * tag, through the first listed rank: creation is rare and the group may be
- * any subset, so a linear exchange is enough.
+ * The members agree on a context id as vc_comm_split does (comm_split.c:
+ * the maximum of next_ctx, held and checked in a second round), but over
+ * the parent's point-to-point traffic with the caller's tag, through the
+ * first listed rank: creation is rare and the group may be any subset, so
+ * a linear exchange is enough.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll.h"
 #include "p2p/p2p.h"
-
-int coll_make_comm(const struct vc_comm *parent, uint32_t ctx, int rank, int size, int *world,
-                   struct vc_comm **out);
 
 /* one uint32 over comm's point-to-point traffic (ctx_off 0: the caller's
    tag on its communicator, as MPI_Comm_create_group specifies) */
@@ -57,27 +55,33 @@ static int check_list(const struct vc_comm *comm, int n, const int ranks[], int 
     return rc;
 }
 
-static int agree_ctx(struct vc_comm *comm, int n, const int ranks[], int me, int tag,
-                     uint32_t *ctx)
+/* the group's maximum or minimum of one value each, through the first
+   listed rank */
+typedef struct {
+    struct vc_comm *comm;
+    int n, me, tag;
+    const int *ranks;
+} group_t;
+
+static int group_reduce(void *arg, uint32_t v, vc_op_t op, uint32_t *out)
 {
-    uint32_t v = comm->coll->next_ctx;
+    const group_t *g = arg;
     int rc;
-    if (me != 0) {
-        if ((rc = xfer(comm, 1, &v, ranks[0], tag)))
+    if (g->me != 0) {
+        if ((rc = xfer(g->comm, 1, &v, g->ranks[0], g->tag)))
             return rc;
-        return xfer(comm, 0, ctx, ranks[0], tag);
+        return xfer(g->comm, 0, out, g->ranks[0], g->tag);
     }
-    uint32_t max = v;
-    for (int i = 1; i < n; i++) {
-        if ((rc = xfer(comm, 0, &v, ranks[i], tag)))
+    uint32_t r = v;
+    for (int i = 1; i < g->n; i++) {
+        if ((rc = xfer(g->comm, 0, &v, g->ranks[i], g->tag)))
             return rc;
-        if (v > max)
-            max = v;
+        r = op == VC_MAX ? (v > r ? v : r) : (v < r ? v : r);
     }
-    for (int i = 1; i < n; i++)
-        if ((rc = xfer(comm, 1, &max, ranks[i], tag)))
+    for (int i = 1; i < g->n; i++)
+        if ((rc = xfer(g->comm, 1, &r, g->ranks[i], g->tag)))
             return rc;
-    *ctx = max;
+    *out = r;
     return VC_SUCCESS;
 }
 
@@ -87,10 +91,12 @@ int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int t
     int me, rc = check_list(comm, n, ranks, &me);
     if (rc)
         return rc;
+    /* (held while agreed: two threads making groups at once, from one
+       parent with two tags or from two parents, must not both get it) */
+    group_t g = {comm, n, me, tag, ranks};
     uint32_t ctx;
-    if ((rc = agree_ctx(comm, n, ranks, me, tag, &ctx)))
+    if ((rc = coll_ctx_agree(group_reduce, &g, comm->coll, &ctx)))
         return rc;
-    comm->coll->next_ctx = ctx + 2;
     int *world = malloc((size_t)n * sizeof *world);
     if (!world)
         return VC_ERR_NOMEM;

@@ -66,23 +66,26 @@ static int ctx_held(const coll_state_t *cs, uint32_t id)
     return 0;
 }
 
-static int ctx_agree(struct vc_comm *comm, uint32_t *out)
+/* Agree on a context id free on every member: reduce() takes my value and
+   VC_MAX or VC_MIN and gives the members' maximum or minimum (an allreduce
+   over the parent here, a linear exchange over a group in
+   comm_create_group.c). */
+int coll_ctx_agree(coll_ctx_reduce_fn reduce, void *arg, coll_state_t *cs, uint32_t *out)
 {
-    coll_state_t *cs = comm->coll;
     uint32_t from = 0;
     for (;;) {
         uint32_t mine = from > cs->next_ctx ? from : cs->next_ctx, cand, all;
         while (ctx_held(cs, mine))
             mine += 2;
-        int rc = coll_run_msgs(COLL_ALLREDUCE, comm, &mine, &cand, 1, VC_UINT32, VC_MAX, 0);
+        int rc = reduce(arg, mine, VC_MAX, &cand);
         if (rc)
             return rc;
-        /* the allreduce let other threads in: cand may be taken by now */
+        /* the reduction let other threads in: cand may be taken by now */
         uint32_t ok = cand >= cs->next_ctx && !ctx_held(cs, cand);
         struct ctx_resv hold = {cand, cs->ctx_resv};
         if (ok)
             cs->ctx_resv = &hold;
-        rc = coll_run_msgs(COLL_ALLREDUCE, comm, &ok, &all, 1, VC_UINT32, VC_MIN, 0);
+        rc = reduce(arg, ok, VC_MIN, &all);
         if (ok) {   /* unlink: other threads may have pushed above it */
             struct ctx_resv **pp = &cs->ctx_resv;
             while (*pp != &hold)
@@ -99,6 +102,16 @@ static int ctx_agree(struct vc_comm *comm, uint32_t *out)
         }
         from = cand + 2;
     }
+}
+
+static int allreduce_u32(void *comm, uint32_t in, vc_op_t op, uint32_t *out)
+{
+    return coll_run_msgs(COLL_ALLREDUCE, comm, &in, out, 1, VC_UINT32, op, 0);
+}
+
+static int ctx_agree(struct vc_comm *comm, uint32_t *out)
+{
+    return coll_ctx_agree(allreduce_u32, comm, comm->coll, out);
 }
 
 int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm)

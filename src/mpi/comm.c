@@ -97,21 +97,74 @@ static int *world_ranks(MPI_Comm comm, int n)
     return out;
 }
 
-/* Collective over comm. The tag is agreed (the members' largest) so that
-   no two creations a process takes part in share one. */
+/* The tag of a twin's creation on vcoll's world: one no other creation
+   this process takes part in uses, now or later. The members' largest
+   next_tag, held against this process's other threads while a second
+   round asks every member whether it is still free, as vcoll agrees on
+   context ids (src/coll/comm_split.c): threads making communicators from
+   different parents at once agreed on one tag otherwise, and their
+   creations' messages crossed (MPICH's threads/comm/comm_create_threads
+   hung). Collective over comm; 0 or an MPI error. */
+typedef struct vcmpi_tag_hold {
+    uint32_t tag;
+    struct vcmpi_tag_hold *next;
+} tag_hold_t;
+
+static int tag_held(uint32_t tag)
+{
+    for (const tag_hold_t *h = vcmpi.tag_holds; h; h = h->next)
+        if (h->tag == tag)
+            return 1;
+    return 0;
+}
+
+static int agree_tag(MPI_Comm comm, uint32_t *out)
+{
+    uint32_t from = 0;
+    for (;;) {
+        pthread_mutex_lock(&vcmpi.lock);
+        uint32_t cand = from > vcmpi.next_tag ? from : vcmpi.next_tag;
+        while (tag_held(cand))
+            cand++;
+        pthread_mutex_unlock(&vcmpi.lock);
+        int rc = agree(&cand, MPI_UINT32_T, MPI_MAX, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        pthread_mutex_lock(&vcmpi.lock);
+        int ok = cand >= vcmpi.next_tag && !tag_held(cand), all = ok;
+        tag_hold_t hold = {cand, vcmpi.tag_holds};
+        if (ok)
+            vcmpi.tag_holds = &hold;
+        pthread_mutex_unlock(&vcmpi.lock);
+        rc = agree(&all, MPI_INT, MPI_MIN, comm);
+        pthread_mutex_lock(&vcmpi.lock);
+        if (ok) {   /* unlink: other threads may have pushed above it */
+            tag_hold_t **pp = &vcmpi.tag_holds;
+            while (*pp != &hold)
+                pp = &(*pp)->next;
+            *pp = hold.next;
+        }
+        if (rc == MPI_SUCCESS && all && vcmpi.next_tag <= cand)
+            vcmpi.next_tag = cand + 1;
+        pthread_mutex_unlock(&vcmpi.lock);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (all) {
+            *out = cand;
+            return MPI_SUCCESS;
+        }
+        from = cand + 1;
+    }
+}
+
+/* Collective over comm. */
 static void make_twin(MPI_Comm comm, vcmpi_comm_t *t)
 {
     int n, ok = 0, all = 0;
+    uint32_t tag;
     PMPI_Comm_size(comm, &n);
     int *ranks = world_ranks(comm, n);
-    pthread_mutex_lock(&vcmpi.lock);
-    uint32_t mine = vcmpi.next_tag++, tag = mine;
-    pthread_mutex_unlock(&vcmpi.lock);
-    if (agree(&tag, MPI_UINT32_T, MPI_MAX, comm) == MPI_SUCCESS) {
-        pthread_mutex_lock(&vcmpi.lock);
-        if (vcmpi.next_tag <= tag)
-            vcmpi.next_tag = tag + 1;
-        pthread_mutex_unlock(&vcmpi.lock);
+    if (agree_tag(comm, &tag) == MPI_SUCCESS) {
         /* a rank without its list still joins the agreement below */
         ok = ranks && vc_comm_create_group(VC_COMM_WORLD, n, ranks, (int)(tag % VC_TAG_UB),
                                            &t->vc) == VC_SUCCESS;

@@ -173,11 +173,12 @@ struct vcmpi {
     int next_ptag;
     int keyval;
     uint32_t next_tag;       /* for vc_comm_create_group, agreed per comm */
+    struct vcmpi_tag_hold *tag_holds;   /* tags being agreed by other threads */
     vcmpi_comm_t *comms;     /* every twin made, to free at MPI_Finalize */
     vcmpi_req_t **reqs;
     int nreq, capreq;
     int nactive;             /* reqs not yet complete (atomic) */
-    pthread_mutex_t lock;    /* comms, reqs, next_tag */
+    pthread_mutex_t lock;    /* comms, reqs, next_tag, tag_holds */
     pthread_mutex_t poll_lock;   /* one thread drives vcoll's requests */
     uint64_t taken[FN_COUNT], fallback[FN_COUNT];
     /* types.c: predefined MPI types vcoll reduces, filled at MPI_Init

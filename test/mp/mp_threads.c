@@ -23,6 +23,7 @@
 #define MAX_THREADS 16
 #define NSIZES 5
 #define TAG_WORLD 100
+#define TAG_GROUP 200
 
 static int nthreads = 4, iters = 20;
 static size_t eager = 8192;
@@ -172,6 +173,27 @@ static void sub_comms(worker_t *w, int it)
     if (out != want)
         FAIL("thread %d iter %d: allreduce on its dup = %lld, expected %lld", w->t, it,
              (long long)out, (long long)want);
+    /* a group made by every thread at once from the world, each with its
+       own tag (the MPI drop-in makes its twins so), ranked backwards: the
+       creations' context ids must differ too */
+    int ranks[w->size], g_rank = -1;
+    vc_comm_t g;
+    for (int r = 0; r < w->size; r++)
+        ranks[r] = w->size - 1 - r;
+    OK(vc_comm_create_group(VC_COMM_WORLD, w->size, ranks, TAG_GROUP + w->t, &g));
+    OK(vc_comm_rank(g, &g_rank));
+    if (g_rank != w->size - 1 - w->rank)
+        FAIL("thread %d iter %d: group rank %d, expected %d", w->t, it, g_rank,
+             w->size - 1 - w->rank);
+    in = contrib(w->t + 200, it, w->rank, 0);
+    OK(vc_allreduce(&in, &out, 1, VC_INT64, VC_SUM, g));
+    want = 0;
+    for (int r = 0; r < w->size; r++)
+        want += contrib(w->t + 200, it, r, 0);
+    if (out != want)
+        FAIL("thread %d iter %d: allreduce on its group = %lld, expected %lld", w->t, it,
+             (long long)out, (long long)want);
+    OK(vc_comm_free(&g));
     in = contrib(w->t + 100, it, w->rank, 0);
     OK(vc_allreduce(&in, &out, 1, VC_INT64, VC_MAX, w->half));
     want = 0;

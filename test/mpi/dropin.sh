@@ -126,7 +126,7 @@ standard() {   # mpi, label
         pre=${np#*:} np=${np%:*}
         ran=$((ran + 1))
         if launch "$mpi" "$np" "$pre" -- "$b/test/mpi/$mpi/mpi_std" all &&
-           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 12 ] &&
+           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 13 ] &&
            { [ "$np" = 1 ] || stats_ok "$pre" Bcast Reduce Allreduce Gather Scatter Gatherv \
                  Scatterv Scan Ibarrier Ibcast Iallreduce; }; then
             ok
@@ -167,6 +167,18 @@ standard() {   # mpi, label
     else
         bad "$label mpi_std holes_ops: not all on vcoll"
     fi
+    # MPI_THREAD_MULTIPLE: threads make communicators from their own
+    # parents at once; every twin is made and used (no fallback)
+    for np in 2 4; do
+        ran=$((ran + 1))
+        if launch "$mpi" "$np" 1 MPI_STD_THREADS=1 -- "$b/test/mpi/$mpi/mpi_std" comm_threads &&
+           grep -q 'comm_threads: ok' "$tmp/out" && stats_ok 1 Allreduce Bcast &&
+           ! grep -q 'fallback=[1-9]' "$tmp/out"; then
+            ok
+        else
+            bad "$label mpi_std comm_threads np=$np"
+        fi
+    done
     # Open MPI's tcp transport moves a large message only inside MPI calls:
     # a rank blocked in vcoll's collective must still drive it
     if [ "$mpi" = openmpi ]; then

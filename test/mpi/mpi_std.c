@@ -4,8 +4,8 @@
  * differ in layout but match in signature, point-to-point traffic that
  * relies on MPI's progress rule while a collective is outstanding or in
  * flight, user ops (commutative and not), large-count calls beside the
- * int ones, MPI_IN_PLACE on a permuted sub-communicator, and count 0 in
- * every collective.
+ * int ones, MPI_IN_PLACE on a permuted sub-communicator, count 0 in
+ * every collective, and threads making communicators at once.
  *
  *   mpi_std <subtest>|all
  *
@@ -16,6 +16,8 @@
  * under a drop-in points at the call that hangs.
  */
 #include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -890,18 +892,99 @@ static void t_zero_counts(void)
     free(zc), free(zd);
 }
 
+/* MPI_THREAD_MULTIPLE (main asks for it when MPI_STD_THREADS=1): threads
+   make communicators from their own parents at once and use them. The
+   drop-in makes each one's vcoll twin inside the constructor, so its
+   creations run concurrently too: they must not agree on one tag or one
+   context id (MPICH's threads/comm/comm_create_threads hung). */
+enum { NT = 4, TIT = 8 };
+static MPI_Comm tparent[NT];
+static int tbad[NT];
+
+static long long tval(int t, int it, int r)
+{
+    return 1000003LL * (t + 1) + 7919LL * it + (long long)r * r + 1;
+}
+
+static void *comm_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    MPI_Group g;
+    MPI_Comm_group(tparent[t], &g);
+    for (int it = 0; it < TIT && !tbad[t]; it++) {
+        MPI_Comm c, cg, s;
+        long long in = tval(t, it, rank), out = 0, want = 0;
+        /* collective over the parent */
+        MPI_Comm_create(tparent[t], g, &c);
+        MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, c);
+        for (int r = 0; r < size; r++)
+            want += tval(t, it, r);
+        tbad[t] |= out != want;
+        /* collective over the group only, the thread's number as its tag */
+        MPI_Comm_create_group(tparent[t], g, t, &cg);
+        int root = (t + it) % size;
+        out = rank == root ? tval(t, it, root) : -1;
+        MPI_Bcast(&out, 1, MPI_LONG_LONG, root, cg);
+        tbad[t] |= (out != tval(t, it, root)) << 1;
+        /* halves by parity, ranked backwards */
+        MPI_Comm_split(tparent[t], rank % 2, -rank, &s);
+        MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MAX, s);
+        want = 0;
+        for (int r = rank % 2; r < size; r += 2)
+            if (tval(t, it, r) > want)
+                want = tval(t, it, r);
+        tbad[t] |= (out != want) << 2;
+        MPI_Comm_free(&c);
+        MPI_Comm_free(&cg);
+        MPI_Comm_free(&s);
+    }
+    MPI_Group_free(&g);
+    return NULL;
+}
+
+static void t_comm_threads(void)
+{
+    int level;
+    MPI_Query_thread(&level);
+    if (level != MPI_THREAD_MULTIPLE) {
+        skip("needs MPI_STD_THREADS=1 and an MPI granting MPI_THREAD_MULTIPLE");
+        return;
+    }
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++)
+        MPI_Comm_dup(MPI_COMM_WORLD, &tparent[t]);
+    step("%d threads making communicators", NT);
+    for (int t = 0; t < NT; t++)
+        NEED(!pthread_create(&th[t], NULL, comm_worker, (void *)(intptr_t)t),
+             "cannot start a thread");
+    for (int t = 0; t < NT; t++) {
+        pthread_join(th[t], NULL);
+        NEED(!tbad[t], "thread %d: wrong result on its new communicators (%s%s%s)", t,
+             tbad[t] & 1 ? "create " : "", tbad[t] & 2 ? "create_group " : "",
+             tbad[t] & 4 ? "split" : "");
+    }
+    for (int t = 0; t < NT; t++)
+        MPI_Comm_free(&tparent[t]);
+}
+
 static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"strided_gather", t_strided_gather}, {"mixed_layouts", t_mixed_layouts},
     {"isend_before_coll", t_isend_before_coll}, {"recv_with_icoll", t_recv_with_icoll},
     {"fallback_first", t_fallback_first}, {"ibarrier_fresh", t_ibarrier_fresh},
     {"user_ops", t_user_ops}, {"holes_ops", t_holes_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
-    {"type_zoo", t_type_zoo}, {"zero_counts", t_zero_counts},
+    {"type_zoo", t_type_zoo}, {"zero_counts", t_zero_counts}, {"comm_threads", t_comm_threads},
 };
 
 int main(int argc, char **argv)
 {
     int ran = 0;
-    MPI_Init(&argc, &argv);
+    const char *th = getenv("MPI_STD_THREADS");
+    if (th && strcmp(th, "0")) {
+        int got;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &got);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     verbose = getenv("MPI_STD_VERBOSE") && strcmp(getenv("MPI_STD_VERBOSE"), "0");
