@@ -190,10 +190,12 @@ int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int t
 /* a context id free on every member (comm_split.c): reduce gives the
  * members' maximum or minimum (op VC_MAX, VC_MIN) of one value each; the
  * id is held against this process's other creations in flight (threads)
- * until everyone has said it is free. coll_make_comm then makes the
- * communicator with it (owning world on success). */
+ * until everyone has said it is free; key tells two such creations apart
+ * (the same on every member). coll_make_comm then makes the communicator
+ * with it (owning world on success). */
 typedef int (*coll_ctx_reduce_fn)(void *arg, uint32_t in, vc_op_t op, uint32_t *out);
-int coll_ctx_agree(coll_ctx_reduce_fn reduce, void *arg, coll_state_t *cs, uint32_t *out);
+int coll_ctx_agree(coll_ctx_reduce_fn reduce, void *arg, coll_state_t *cs, uint32_t key,
+                   uint32_t *out);
 int coll_make_comm(const struct vc_comm *parent, uint32_t ctx, int rank, int size, int *world,
                    struct vc_comm **out);
 /* communicators with a neighbour graph (comm_graph.c): the arguments are

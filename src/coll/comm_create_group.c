@@ -16,7 +16,8 @@
 #include "p2p/p2p.h"
 
 /* one uint32 over comm's point-to-point traffic (ctx_off 0: the caller's
-   tag on its communicator, as MPI_Comm_create_group specifies) */
+   tag on its communicator; vcoll.h: the caller keeps it apart from its
+   own traffic) */
 static int xfer(struct vc_comm *comm, int send, uint32_t *v, int peer, int tag)
 {
     struct vc_request *r;
@@ -95,7 +96,8 @@ int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int t
        parent with two tags or from two parents, must not both get it) */
     group_t g = {comm, n, me, tag, ranks};
     uint32_t ctx;
-    if ((rc = coll_ctx_agree(group_reduce, &g, comm->coll, &ctx)))
+    if ((rc = coll_ctx_agree(group_reduce, &g, comm->coll, comm->ctx * 31u + (uint32_t)tag,
+                             &ctx)))
         return rc;
     int *world = malloc((size_t)n * sizeof *world);
     if (!world)

@@ -1,6 +1,7 @@
 /*
  * comm_split.c -- communicator dup, split and free (the API validates
- * and locks; src/api/comm.c).
+ * and locks; src/api/comm.c), and the agreement on a new communicator's
+ * context id they share with comm_create_group.c.
  *
  * Context ids: every process keeps next_ctx (coll_state_t) (even; all ids below it
  * are in use or retired locally). Creating a communicator takes the maximum
@@ -10,13 +11,14 @@
  * disjoint groups from one split may share an id. ctx carries point-to-point
  * traffic, ctx+1 the collectives.
  *
- * Under VC_THREAD_MULTIPLE two threads may create communicators from
- * different parents at once, and both agreements can end on the same id
- * (each waits with the lock released). So the agreed id is checked: every
- * member says whether it is still free for it and holds it (ctx_resv) until
- * a second allreduce has heard everyone; if anyone said no, all retry above
- * it. Always two rounds, whatever the thread level, since members of one
- * parent may have been granted different levels.
+ * Under VC_THREAD_MULTIPLE two threads may create communicators at once
+ * (from different parents, or groups from one parent with two tags), and
+ * both agreements can end on the same id (each waits with the lock
+ * released). So the agreed id is checked: every member says whether it is
+ * still free for it and holds it (ctx_resv) until a second round (an
+ * allreduce; a group's linear exchange) has heard everyone; if anyone said
+ * no, all retry above it. Always two rounds, whatever the thread level,
+ * since members of one parent may have been granted different levels.
  *
  * Freed communicators are kept as tombstones (magic COMM_FREED) until
  * vc_finalize, so a stale handle gives VC_ERR_COMM instead of reading freed
@@ -69,11 +71,19 @@ static int ctx_held(const coll_state_t *cs, uint32_t id)
 /* Agree on a context id free on every member: reduce() takes my value and
    VC_MAX or VC_MIN and gives the members' maximum or minimum (an allreduce
    over the parent here, a linear exchange over a group in
-   comm_create_group.c). */
-int coll_ctx_agree(coll_ctx_reduce_fn reduce, void *arg, coll_state_t *cs, uint32_t *out)
+   comm_create_group.c).
+   key: the same on every member and different between two creations a
+   process may run at once (the parent's id; with create_group's tag).
+   Two creations that each held the candidate first on a different process
+   both fail; retrying both from cand + 2 would meet again, and again if
+   the same process keeps getting there first (a group's exchange has its
+   first listed rank finish each round first), so each retries a stride of
+   its own further on. */
+int coll_ctx_agree(coll_ctx_reduce_fn reduce, void *arg, coll_state_t *cs, uint32_t key,
+                   uint32_t *out)
 {
     uint32_t from = 0;
-    for (;;) {
+    for (uint32_t tries = 1;; tries++) {
         uint32_t mine = from > cs->next_ctx ? from : cs->next_ctx, cand, all;
         while (ctx_held(cs, mine))
             mine += 2;
@@ -100,7 +110,7 @@ int coll_ctx_agree(coll_ctx_reduce_fn reduce, void *arg, coll_state_t *cs, uint3
             *out = cand;
             return VC_SUCCESS;
         }
-        from = cand + 2;
+        from = cand + 2 * (1 + (uint32_t)((key + 1) * 2654435761u * tries) % 61);
     }
 }
 
@@ -111,7 +121,8 @@ static int allreduce_u32(void *comm, uint32_t in, vc_op_t op, uint32_t *out)
 
 static int ctx_agree(struct vc_comm *comm, uint32_t *out)
 {
-    return coll_ctx_agree(allreduce_u32, comm, comm->coll, out);
+    /* (two dups or splits of one parent never run at once: MPI's rule) */
+    return coll_ctx_agree(allreduce_u32, comm, comm->coll, comm->ctx, out);
 }
 
 int coll_comm_dup(struct vc_comm *comm, struct vc_comm **newcomm)

@@ -14,8 +14,11 @@
  * every member alike. MPI_COMM_WORLD is vcoll's world itself; MPI_COMM_SELF
  * gets its twin in MPI_Init.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 #include "vcmpi.h"
 
 /* an allreduce of the drop-in's own that keeps vcoll's requests moving */
@@ -98,7 +101,8 @@ static int *world_ranks(MPI_Comm comm, int n)
 }
 
 /* The tag of a twin's creation on vcoll's world: one no other creation
-   this process takes part in uses, now or later. The members' largest
+   this process takes part in uses, now or later (until the tags wrap,
+   after VC_TAG_UB creations). The members' largest
    next_tag, held against this process's other threads while a second
    round asks every member whether it is still free, as vcoll agrees on
    context ids (src/coll/comm_split.c): threads making communicators from
@@ -118,18 +122,38 @@ static int tag_held(uint32_t tag)
     return 0;
 }
 
+/* a different number in each call, without touching the program's rand() */
+static uint32_t salt(void)
+{
+    static _Atomic uint32_t calls;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20) ^
+                 ((uint64_t)++calls << 40) ^ (uint64_t)(uintptr_t)&ts;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    return (uint32_t)(x ^ (x >> 33));
+}
+
 static int agree_tag(MPI_Comm comm, uint32_t *out)
 {
     uint32_t from = 0;
     for (;;) {
         pthread_mutex_lock(&vcmpi.lock);
-        uint32_t cand = from > vcmpi.next_tag ? from : vcmpi.next_tag;
-        while (tag_held(cand))
-            cand++;
+        uint32_t mine = from > vcmpi.next_tag ? from : vcmpi.next_tag;
+        while (tag_held(mine))
+            mine++;
         pthread_mutex_unlock(&vcmpi.lock);
-        int rc = agree(&cand, MPI_UINT32_T, MPI_MAX, comm);
+        /* the candidate in the high half; the low half, the largest of
+           the members' salts, gives this creation a retry stride of its
+           own: two creations that each held the candidate first on a
+           different process both fail, and stepping both by one would
+           meet again */
+        uint64_t v = (uint64_t)mine << 32 | salt();
+        int rc = agree(&v, MPI_UINT64_T, MPI_MAX, comm);
         if (rc != MPI_SUCCESS)
             return rc;
+        uint32_t cand = (uint32_t)(v >> 32);
         pthread_mutex_lock(&vcmpi.lock);
         int ok = cand >= vcmpi.next_tag && !tag_held(cand), all = ok;
         tag_hold_t hold = {cand, vcmpi.tag_holds};
@@ -153,7 +177,7 @@ static int agree_tag(MPI_Comm comm, uint32_t *out)
             *out = cand;
             return MPI_SUCCESS;
         }
-        from = cand + 1;
+        from = cand + 1 + (uint32_t)v % 61;
     }
 }
 

@@ -8,7 +8,8 @@
  * plus allreduce, bcast, barrier and an iallreduce left in flight across
  * p2p traffic. Every thread also exchanges on VC_COMM_WORLD with its own
  * tag, so concurrent matching on one communicator is exercised too, and
- * duplicates and splits its communicator while the others do the same. All
+ * duplicates and splits its communicator while the others do the same, and
+ * on every iteration makes a group from the world with its own tag. All
  * threads use the same tags on their own communicators and every payload
  * names its thread, so a message delivered to the wrong communicator or
  * thread shows up as a wrong value.

@@ -13,7 +13,9 @@
  * (expected values come from plain arithmetic here, never from another MPI
  * call); a wrong value prints what was wrong and MPI_Abort(..., 1)s.
  * MPI_STD_VERBOSE=1 makes rank 0 name each step on stderr, so a hang
- * under a drop-in points at the call that hangs.
+ * under a drop-in points at the call that hangs. MPI_STD_THREADS=1 asks
+ * for MPI_THREAD_MULTIPLE, which comm_threads needs (it says skipped
+ * otherwise).
  */
 #include <mpi.h>
 #include <pthread.h>
