@@ -2,8 +2,9 @@
  * comm.c -- each MPI intracommunicator gets a vcoll twin inside the call
  * that makes it (MPI_Comm_dup, split, create, the topology constructors,
  * ...): the same members in the same order, made with vc_comm_create_group
- * over the members only. The twin is cached as an attribute whose delete
- * callback frees it with the MPI communicator.
+ * over the members only, from the parent's twin (make_twin). The twin is
+ * cached as an attribute whose delete callback frees it with the MPI
+ * communicator.
  *
  * Constructors are blocking and collective over the new communicator, so
  * every member makes the twin there, together. Never later: a twin made on
@@ -73,8 +74,8 @@ void vcmpi_comm_free_all(void)
     pthread_mutex_unlock(&vcmpi.lock);
 }
 
-/* members' world ranks in comm order */
-static int *world_ranks(MPI_Comm comm, int n)
+/* members' ranks in `in` (the world, or the parent), in comm order */
+static int *ranks_in(MPI_Comm comm, int n, MPI_Comm in_comm)
 {
     MPI_Group g, w;
     int *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
@@ -83,7 +84,7 @@ static int *world_ranks(MPI_Comm comm, int n)
         free(out);
         return NULL;
     }
-    PMPI_Comm_group(MPI_COMM_WORLD, &w);
+    PMPI_Comm_group(in_comm, &w);
     for (int i = 0; i < n; i++)
         in[i] = i;
     int rc = PMPI_Group_translate_ranks(g, n, in, w, out);
@@ -92,7 +93,7 @@ static int *world_ranks(MPI_Comm comm, int n)
     free(in);
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         if (out[i] == MPI_UNDEFINED)
-            rc = MPI_ERR_GROUP;     /* a member outside this job's world */
+            rc = MPI_ERR_GROUP;     /* a member outside this job's world or the parent */
     if (rc != MPI_SUCCESS) {
         free(out);
         return NULL;
@@ -181,22 +182,45 @@ static int agree_tag(MPI_Comm comm, uint32_t *out)
     }
 }
 
-/* Collective over comm. */
-static void make_twin(MPI_Comm comm, vcmpi_comm_t *t)
+/* Tags of twins made on vcoll's world (agree_tag) are in the upper half;
+   the lower half is for twins made on their parent's twin, so the two
+   kinds never meet on the world's traffic. */
+#define TAG_HALF ((uint32_t)VC_TAG_UB / 2 + 1)
+
+/* Collective over comm. A constructor collective over a parent that has a
+   twin makes the new twin from the parent's, on the parent's own traffic:
+   MPI lets no two such calls run on one parent at once (disjoint groups of
+   a split share the tag, but each member only hears its own group's), so
+   a fixed tag, 0, needs no agreement; MPI_Comm_create_group's own tag
+   (tag >= 0) keeps its concurrent calls on one parent apart, as MPI
+   requires, and becomes tag + 1. Otherwise (no parent twin: an
+   intercommunicator's merge, MPI_COMM_SELF, a parent from MPI_Comm_idup;
+   or a tag past the lower half) the twin is made on vcoll's world with an
+   agreed tag. Either way every member takes the same path: a parent's
+   twin exists on all its members or on none. */
+static void make_twin(MPI_Comm parent, int tag, MPI_Comm comm, vcmpi_comm_t *t)
 {
     int n, ok = 0, all = 0;
-    uint32_t tag;
+    const char *why = NULL;
     PMPI_Comm_size(comm, &n);
-    int *ranks = world_ranks(comm, n);
-    if (agree_tag(comm, &tag) == MPI_SUCCESS) {
-        /* a rank without its list still joins the agreement below */
-        ok = ranks && vc_comm_create_group(VC_COMM_WORLD, n, ranks, (int)(tag % VC_TAG_UB),
-                                           &t->vc) == VC_SUCCESS;
-        all = ok;
-        if (agree(&all, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-            all = 0;
+    vc_comm_t pv = parent == MPI_COMM_NULL ? VC_COMM_NULL : vcmpi_comm(parent, &why);
+    uint32_t vtag = tag < 0 ? 0 : (uint32_t)tag + 1;
+    if (pv != VC_COMM_NULL && vtag < TAG_HALF) {
+        int *ranks = ranks_in(comm, n, parent);
+        ok = ranks && vc_comm_create_group(pv, n, ranks, (int)vtag, &t->vc) == VC_SUCCESS;
+        free(ranks);
+    } else {
+        int *ranks = ranks_in(comm, n, MPI_COMM_WORLD);
+        if (agree_tag(comm, &vtag) == MPI_SUCCESS)
+            /* a rank without its list still joins the agreement below */
+            ok = ranks && vc_comm_create_group(VC_COMM_WORLD, n, ranks,
+                                               (int)(TAG_HALF + vtag % TAG_HALF),
+                                               &t->vc) == VC_SUCCESS;
+        free(ranks);
     }
-    free(ranks);
+    all = ok;
+    if (agree(&all, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        all = 0;
     if (!all) {
         if (t->vc != VC_COMM_NULL)
             vc_comm_free(&t->vc);
@@ -267,8 +291,10 @@ static void add_topology(MPI_Comm comm, vcmpi_comm_t *t)
     }
 }
 
-/* newcomm was just made by a constructor every member called: its twin */
-void vcmpi_comm_made(MPI_Comm newcomm)
+/* newcomm was just made by a constructor every member called: its twin
+   (parent: the intracommunicator it was made from, or MPI_COMM_NULL; tag:
+   MPI_Comm_create_group's, or -1) */
+void vcmpi_comm_made(MPI_Comm parent, int tag, MPI_Comm newcomm)
 {
     vcmpi_comm_t *t;
     int inter = 0;
@@ -284,7 +310,7 @@ void vcmpi_comm_made(MPI_Comm newcomm)
         t->why = "intercommunicator";
     } else {
         vcmpi_comm_t dummy = {0};
-        make_twin(newcomm, t ? t : &dummy);
+        make_twin(parent, tag, newcomm, t ? t : &dummy);
         add_topology(newcomm, t ? t : &dummy);
         if (!t) {
             if (dummy.vc != VC_COMM_NULL)
@@ -338,65 +364,66 @@ vc_comm_t vcmpi_comm(MPI_Comm comm, const char **why)
     return t->vc;
 }
 
-/* the constructors: MPI's, then the twin on the new communicator */
-#define MADE(call, out)                                                         \
+/* the constructors: MPI's, then the twin on the new communicator, made
+   from the parent's */
+#define MADE(call, parent, tag, out)                                            \
     do {                                                                        \
         int rc_ = call;                                                         \
         if (rc_ == MPI_SUCCESS)                                                 \
-            vcmpi_comm_made(*(out));                                            \
+            vcmpi_comm_made(parent, tag, *(out));                               \
         return rc_;                                                             \
     } while (0)
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Comm_dup(comm, newcomm), newcomm);
+    MADE(PMPI_Comm_dup(comm, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+    MADE(PMPI_Comm_dup_with_info(comm, info, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+    MADE(PMPI_Comm_split(comm, color, key, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Comm_split_type(comm, type, key, info, newcomm), newcomm);
+    MADE(PMPI_Comm_split_type(comm, type, key, info, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Comm_create(comm, group, newcomm), newcomm);
+    MADE(PMPI_Comm_create(comm, group, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+    MADE(PMPI_Comm_create_group(comm, group, tag, newcomm), comm, tag, newcomm);
 }
 
 int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Intercomm_merge(inter, high, newcomm), newcomm);
+    MADE(PMPI_Intercomm_merge(inter, high, newcomm), MPI_COMM_NULL, -1, newcomm);
 }
 
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), newcomm);
+    MADE(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm)
 {
-    MADE(PMPI_Cart_sub(comm, remain, newcomm), newcomm);
+    MADE(PMPI_Cart_sub(comm, remain, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm *newcomm)
 {
-    MADE(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), newcomm);
+    MADE(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), comm, -1, newcomm);
 }
 
 int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
@@ -404,7 +431,7 @@ int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int d
                           MPI_Comm *newcomm)
 {
     MADE(PMPI_Dist_graph_create(comm, n, sources, degrees, dests, weights, info, reorder,
-                                newcomm), newcomm);
+                                newcomm), comm, -1, newcomm);
 }
 
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int sources[],
@@ -413,5 +440,5 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int sources[]
                                    MPI_Comm *newcomm)
 {
     MADE(PMPI_Dist_graph_create_adjacent(comm, indeg, sources, sweights, outdeg, dests,
-                                         dweights, info, reorder, newcomm), newcomm);
+                                         dweights, info, reorder, newcomm), comm, -1, newcomm);
 }

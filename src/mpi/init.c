@@ -101,7 +101,7 @@ static void setup(void)
         vcmpi_progress_setup();
         /* MPI_COMM_SELF has no constructor to catch: its twin (a group of
            this rank alone, no traffic) is made here */
-        vcmpi_comm_made(MPI_COMM_SELF);
+        vcmpi_comm_made(MPI_COMM_NULL, -1, MPI_COMM_SELF);
     }
     if (!all && vcmpi.rank == 0)
         fprintf(stderr, "vcoll_mpi: vcoll did not start on every rank%s%s: all "

@@ -212,7 +212,7 @@ static inline int vcmpi_rank_size(vc_comm_t vc, int *me, int *n)
     }
     return (me && vc_comm_rank(vc, me)) || (n && vc_comm_size(vc, n));
 }
-void vcmpi_comm_made(MPI_Comm newcomm);
+void vcmpi_comm_made(MPI_Comm parent, int tag, MPI_Comm newcomm);
 int vcmpi_comm_setup(void);
 void vcmpi_comm_free_all(void);
 

@@ -895,7 +895,9 @@ static void t_zero_counts(void)
 }
 
 /* MPI_THREAD_MULTIPLE (main asks for it when MPI_STD_THREADS=1): threads
-   make communicators from their own parents at once and use them. The
+   make communicators from their own parents at once and use them (and
+   groups of the world, each with its own tag; and merged halves of an
+   intercommunicator, whose twins have no parent twin). The
    drop-in makes each one's vcoll twin inside the constructor, so its
    creations run concurrently too: they must not agree on one tag or one
    context id (MPICH's threads/comm/comm_create_threads hung). */
@@ -936,9 +938,36 @@ static void *comm_worker(void *arg)
             if (tval(t, it, r) > want)
                 want = tval(t, it, r);
         tbad[t] |= (out != want) << 2;
+        /* a group of the world, on one parent with every thread's own tag */
+        MPI_Comm wc;
+        MPI_Group wg;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Comm_create_group(MPI_COMM_WORLD, wg, 100 + t, &wc);
+        MPI_Group_free(&wg);
+        MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MIN, wc);
+        tbad[t] |= (out != tval(t, it, 0)) << 3;
+        /* halves joined by an intercommunicator and merged back, low half
+           first: a twin with no parent twin, made on vcoll's world */
+        if (size > 1) {
+            MPI_Comm local, inter, merged;
+            int high = rank >= size / 2, mr = -1;
+            MPI_Comm_split(tparent[t], high, rank, &local);
+            MPI_Intercomm_create(local, 0, tparent[t], high ? 0 : size / 2, 200 + t, &inter);
+            MPI_Intercomm_merge(inter, high, &merged);
+            MPI_Comm_rank(merged, &mr);
+            MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, merged);
+            want = 0;
+            for (int r = 0; r < size; r++)
+                want += tval(t, it, r);
+            tbad[t] |= (mr != rank || out != want) << 4;
+            MPI_Comm_free(&merged);
+            MPI_Comm_free(&inter);
+            MPI_Comm_free(&local);
+        }
         MPI_Comm_free(&c);
         MPI_Comm_free(&cg);
         MPI_Comm_free(&s);
+        MPI_Comm_free(&wc);
     }
     MPI_Group_free(&g);
     return NULL;
@@ -961,9 +990,10 @@ static void t_comm_threads(void)
              "cannot start a thread");
     for (int t = 0; t < NT; t++) {
         pthread_join(th[t], NULL);
-        NEED(!tbad[t], "thread %d: wrong result on its new communicators (%s%s%s)", t,
+        NEED(!tbad[t], "thread %d: wrong result on its new communicators (%s%s%s%s%s)", t,
              tbad[t] & 1 ? "create " : "", tbad[t] & 2 ? "create_group " : "",
-             tbad[t] & 4 ? "split" : "");
+             tbad[t] & 4 ? "split " : "", tbad[t] & 8 ? "create_group of the world " : "",
+             tbad[t] & 16 ? "intercomm_merge" : "");
     }
     for (int t = 0; t < NT; t++)
         MPI_Comm_free(&tparent[t]);
