@@ -96,8 +96,8 @@ int coll_comm_create_group(struct vc_comm *comm, int n, const int ranks[], int t
        parent with two tags or from two parents, must not both get it) */
     group_t g = {comm, n, me, tag, ranks};
     uint32_t ctx;
-    if ((rc = coll_ctx_agree(group_reduce, &g, comm->coll, comm->ctx * 31u + (uint32_t)tag,
-                             &ctx)))
+    uint32_t key = (comm->ctx * 0x9e3779b1u) ^ ((uint32_t)tag * 0x85ebca77u + 0x165667b1u);
+    if ((rc = coll_ctx_agree(group_reduce, &g, comm->coll, key, &ctx)))
         return rc;
     int *world = malloc((size_t)n * sizeof *world);
     if (!world)

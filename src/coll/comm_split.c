@@ -72,8 +72,9 @@ static int ctx_held(const coll_state_t *cs, uint32_t id)
    VC_MAX or VC_MIN and gives the members' maximum or minimum (an allreduce
    over the parent here, a linear exchange over a group in
    comm_create_group.c).
-   key: the same on every member and different between two creations a
-   process may run at once (the parent's id; with create_group's tag).
+   key: the same on every member and, but for a rare hash collision,
+   different between two creations a process may run at once (the
+   parent's id; mixed with create_group's tag).
    Two creations that each held the candidate first on a different process
    both fail; retrying both from cand + 2 would meet again, and again if
    the same process keeps getting there first (a group's exchange has its

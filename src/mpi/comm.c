@@ -74,17 +74,25 @@ void vcmpi_comm_free_all(void)
     pthread_mutex_unlock(&vcmpi.lock);
 }
 
-/* members' ranks in `in` (the world, or the parent), in comm order */
-static int *ranks_in(MPI_Comm comm, int n, MPI_Comm in_comm)
+/* members' ranks in `in_comm` (the world, or the parent), in comm order;
+   NULL when a member is not in it (a merge with a spawned job: alike on
+   every member), or with *oom set when memory ran out here */
+static int *ranks_in(MPI_Comm comm, int n, MPI_Comm in_comm, int *oom)
 {
     MPI_Group g, w;
     int *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
-    if (!in || !out || PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+    *oom = !in || !out;
+    if (*oom || PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
         free(in);
         free(out);
         return NULL;
     }
-    PMPI_Comm_group(in_comm, &w);
+    if (PMPI_Comm_group(in_comm, &w) != MPI_SUCCESS) {
+        PMPI_Group_free(&g);
+        free(in);
+        free(out);
+        return NULL;
+    }
     for (int i = 0; i < n; i++)
         in[i] = i;
     int rc = PMPI_Group_translate_ranks(g, n, in, w, out);
@@ -103,7 +111,8 @@ static int *ranks_in(MPI_Comm comm, int n, MPI_Comm in_comm)
 
 /* The tag of a twin's creation on vcoll's world: one no other creation
    this process takes part in uses, now or later (until the tags wrap,
-   after VC_TAG_UB creations). The members' largest
+   after 2^29 such creations: make_twin uses the upper half of the tag
+   space). The members' largest
    next_tag, held against this process's other threads while a second
    round asks every member whether it is still free, as vcoll agrees on
    context ids (src/coll/comm_split.c): threads making communicators from
@@ -187,38 +196,56 @@ static int agree_tag(MPI_Comm comm, uint32_t *out)
    kinds never meet on the world's traffic. */
 #define TAG_HALF ((uint32_t)VC_TAG_UB / 2 + 1)
 
-/* Collective over comm. A constructor collective over a parent that has a
-   twin makes the new twin from the parent's, on the parent's own traffic:
-   MPI lets no two such calls run on one parent at once (disjoint groups of
-   a split share the tag, but each member only hears its own group's), so
-   a fixed tag, 0, needs no agreement; MPI_Comm_create_group's own tag
-   (tag >= 0) keeps its concurrent calls on one parent apart, as MPI
-   requires, and becomes tag + 1. Otherwise (no parent twin: an
-   intercommunicator's merge, MPI_COMM_SELF, a parent from MPI_Comm_idup;
-   or a tag past the lower half) the twin is made on vcoll's world with an
-   agreed tag. Either way every member takes the same path: a parent's
-   twin exists on all its members or on none. */
-static void make_twin(MPI_Comm parent, int tag, MPI_Comm comm, vcmpi_comm_t *t)
+/* The other members would wait for this one in vc_comm_create_group's
+   exchange: stop the job with a reason rather than hang it. */
+static void out_of_memory(void)
 {
-    int n, ok = 0, all = 0;
+    fprintf(stderr, "vcoll_mpi: cannot list a new communicator's members for its vcoll twin "
+                    "(out of memory)\n");
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Collective over comm; have: this rank can keep the twin (else every
+   member drops it). A constructor collective over a parent that has a
+   twin makes the new twin from the parent's, on the parent's own traffic,
+   with a fixed tag, 0: no two such calls can be in flight on one parent
+   at once (MPI leaves their order to the user, and a blocking call cannot
+   be ordered against another while it runs); disjoint groups of a split
+   share the tag, but each member only hears its own group's. Calls on one
+   parent one after another reuse it safely: vcoll delivers a sender's
+   messages on one tag in order, and a creation leaves none unread.
+   MPI_Comm_create_group's own tag (tag >= 0), which MPI requires to differ
+   between concurrent calls on one parent, becomes tag + 1. Otherwise (no
+   parent twin: an intercommunicator's merge, MPI_COMM_SELF's own twin, a
+   parent from MPI_Comm_idup; or a tag past the lower half) the twin is
+   made on vcoll's world with an agreed tag. Every member takes the same
+   path: a parent's twin exists on all its members or on none. */
+static void make_twin(MPI_Comm parent, int tag, MPI_Comm comm, vcmpi_comm_t *t, int have)
+{
+    int n, ok = 0, all = 0, oom = 0;
     const char *why = NULL;
     PMPI_Comm_size(comm, &n);
     vc_comm_t pv = parent == MPI_COMM_NULL ? VC_COMM_NULL : vcmpi_comm(parent, &why);
     uint32_t vtag = tag < 0 ? 0 : (uint32_t)tag + 1;
     if (pv != VC_COMM_NULL && vtag < TAG_HALF) {
-        int *ranks = ranks_in(comm, n, parent);
-        ok = ranks && vc_comm_create_group(pv, n, ranks, (int)vtag, &t->vc) == VC_SUCCESS;
+        int *ranks = ranks_in(comm, n, parent, &oom);
+        if (!ranks)
+            out_of_memory();    /* (members of a parent are in it) */
+        ok = vc_comm_create_group(pv, n, ranks, (int)vtag, &t->vc) == VC_SUCCESS;
         free(ranks);
     } else {
-        int *ranks = ranks_in(comm, n, MPI_COMM_WORLD);
-        if (agree_tag(comm, &vtag) == MPI_SUCCESS)
-            /* a rank without its list still joins the agreement below */
-            ok = ranks && vc_comm_create_group(VC_COMM_WORLD, n, ranks,
-                                               (int)(TAG_HALF + vtag % TAG_HALF),
-                                               &t->vc) == VC_SUCCESS;
+        int *ranks = ranks_in(comm, n, MPI_COMM_WORLD, &oom);
+        if (oom)
+            out_of_memory();
+        /* members outside the world (a spawned job's) are so on every
+           member: none makes it, all agree below that there is none */
+        if (agree_tag(comm, &vtag) == MPI_SUCCESS && ranks)
+            ok = vc_comm_create_group(VC_COMM_WORLD, n, ranks,
+                                      (int)(TAG_HALF + vtag % TAG_HALF),
+                                      &t->vc) == VC_SUCCESS;
         free(ranks);
     }
-    all = ok;
+    all = ok && have;
     if (agree(&all, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all = 0;
     if (!all) {
@@ -300,8 +327,8 @@ void vcmpi_comm_made(MPI_Comm parent, int tag, MPI_Comm newcomm)
     int inter = 0;
     if (!vcmpi.on || newcomm == MPI_COMM_NULL || vcmpi.mpi_thread > vcmpi.vc_thread)
         return;
-    /* MPI_Comm_test_inter and the allocation fail alike on every member
-       only in theory: the agreement in make_twin settles it anyway */
+    /* MPI_Comm_test_inter gives the same answer on every member; a failed
+       allocation here makes every member drop the twin (make_twin agrees) */
     t = calloc(1, sizeof *t);
     PMPI_Comm_test_inter(newcomm, &inter);
     if (inter) {
@@ -310,7 +337,7 @@ void vcmpi_comm_made(MPI_Comm parent, int tag, MPI_Comm newcomm)
         t->why = "intercommunicator";
     } else {
         vcmpi_comm_t dummy = {0};
-        make_twin(parent, tag, newcomm, t ? t : &dummy);
+        make_twin(parent, tag, newcomm, t ? t : &dummy, t != NULL);
         add_topology(newcomm, t ? t : &dummy);
         if (!t) {
             if (dummy.vc != VC_COMM_NULL)

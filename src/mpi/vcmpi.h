@@ -172,7 +172,7 @@ struct vcmpi {
     MPI_Comm self;           /* dup of MPI_COMM_SELF: persistent requests' receives */
     int next_ptag;
     int keyval;
-    uint32_t next_tag;       /* for vc_comm_create_group, agreed per comm */
+    uint32_t next_tag;       /* twins made on vcoll's world (comm.c: agree_tag) */
     struct vcmpi_tag_hold *tag_holds;   /* tags being agreed by other threads */
     vcmpi_comm_t *comms;     /* every twin made, to free at MPI_Finalize */
     vcmpi_req_t **reqs;
