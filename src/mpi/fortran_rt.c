@@ -8,43 +8,64 @@
 #include "fortran_rt.h"
 
 #ifdef VCF_ENABLED
-#ifndef VCF_NO_BUFFERS
 
 /* The sentinels' addresses: common blocks in libmpi under the manglings
- * compilers use (gfortran: the lower-case name with one underscore). Looked
- * up once; a race only repeats the same lookups. */
+ * compilers use (gfortran: the lower-case name with one underscore), and
+ * for MPICH's mpi_f08 (whose wrappers of calls without buffers the
+ * drop-in replaces: fortran_rt.h) the module variables of its weights
+ * sentinels. Looked up once; a race only repeats the same lookups. */
+#define VCF_MANGLINGS 4
 static struct {
     int done;
-    void *in_place[4], *bottom[4];
+    void *in_place[VCF_MANGLINGS], *bottom[VCF_MANGLINGS];
+    void *unweighted[VCF_MANGLINGS], *weights_empty[VCF_MANGLINGS];
 } sent;
 
-static void lookup(void *out[4], const char *const names[4])
+static void lookup(void *out[VCF_MANGLINGS], const char *const names[VCF_MANGLINGS])
 {
-    for (int i = 0; i < 4; i++)
-        out[i] = dlsym(RTLD_DEFAULT, names[i]);
+    for (int i = 0; i < VCF_MANGLINGS; i++)
+        out[i] = names[i] ? dlsym(RTLD_DEFAULT, names[i]) : NULL;
 }
 
 static void sentinels(void)
 {
-    static const char *const ip[4] = {"mpi_fortran_in_place_", "mpi_fortran_in_place",
-                                      "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE"};
-    static const char *const bt[4] = {"mpi_fortran_bottom_", "mpi_fortran_bottom",
-                                      "mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM"};
+    static const char *const ip[VCF_MANGLINGS] = {
+        "mpi_fortran_in_place_", "mpi_fortran_in_place", "mpi_fortran_in_place__",
+        "MPI_FORTRAN_IN_PLACE"};
+    static const char *const bt[VCF_MANGLINGS] = {
+        "mpi_fortran_bottom_", "mpi_fortran_bottom", "mpi_fortran_bottom__",
+        "MPI_FORTRAN_BOTTOM"};
+#ifdef VCF_F08
+    static const char *const uw[VCF_MANGLINGS] = {
+        "__mpi_f08_link_constants_MOD_mpi_unweighted"};
+    static const char *const we[VCF_MANGLINGS] = {
+        "__mpi_f08_link_constants_MOD_mpi_weights_empty"};
+#else
+    static const char *const uw[VCF_MANGLINGS] = {
+        "mpi_fortran_unweighted_", "mpi_fortran_unweighted", "mpi_fortran_unweighted__",
+        "MPI_FORTRAN_UNWEIGHTED"};
+    static const char *const we[VCF_MANGLINGS] = {
+        "mpi_fortran_weights_empty_", "mpi_fortran_weights_empty",
+        "mpi_fortran_weights_empty__", "MPI_FORTRAN_WEIGHTS_EMPTY"};
+#endif
     if (__atomic_load_n(&sent.done, __ATOMIC_ACQUIRE))
         return;
     lookup(sent.in_place, ip);
     lookup(sent.bottom, bt);
+    lookup(sent.unweighted, uw);
+    lookup(sent.weights_empty, we);
     __atomic_store_n(&sent.done, 1, __ATOMIC_RELEASE);
 }
 
-static int is(void *p, void *const set[4])
+static int is(const void *p, void *const set[VCF_MANGLINGS])
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < VCF_MANGLINGS; i++)
         if (set[i] && p == set[i])
             return 1;
     return 0;
 }
 
+#ifndef VCF_NO_BUFFERS
 void *vcf_buf(void *p)
 {
     sentinels();
@@ -55,6 +76,19 @@ void *vcf_buf(void *p)
     return p;
 }
 #endif
+
+/* Passed on as it is, Fortran's MPI_UNWEIGHTED would be read as an array
+   of weights: the graph would be weighted, with whatever the sentinel's
+   memory holds (MPICH's dgraph_unwgtf90 found it) */
+const int *vcf_weights(const MPI_Fint *w)
+{
+    sentinels();
+    if (is(w, sent.unweighted))
+        return MPI_UNWEIGHTED;
+    if (is(w, sent.weights_empty))
+        return MPI_WEIGHTS_EMPTY;
+    return (const int *)w;
+}
 
 MPI_Request *vcf_reqs_in(const MPI_Fint *f, MPI_Fint n, int *ok)
 {

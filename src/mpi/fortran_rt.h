@@ -69,6 +69,9 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 /* buffers: Fortran's MPI_IN_PLACE and MPI_BOTTOM are the addresses of
    common blocks, mapped to C's */
 void *vcf_buf(void *p);
+/* a weights array of a distributed graph: Fortran's MPI_UNWEIGHTED and
+   MPI_WEIGHTS_EMPTY mapped to C's */
+const int *vcf_weights(const MPI_Fint *w);
 /* arrays: converted copies (malloc'd; *ok = 0 when memory ran out) and
    back again (freed) */
 MPI_Request *vcf_reqs_in(const MPI_Fint *f, MPI_Fint n, int *ok);

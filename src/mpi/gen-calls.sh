@@ -57,6 +57,7 @@ mode == "fortran" {
                  k == "rcounts" || k == "rdispls" || k == "ncounts" || k == "ndispls") {
             p = "MPI_Fint *" a; c = "(int *)" a
         }
+        else if (k == "weights") { p = "MPI_Fint *" a; c = "vcf_weights(" a ")" }
         else if (k == "flagin") { p = "MPI_Fint *" a; c = "(*" a " != 0)" }
         else if (k == "type") { p = "MPI_Fint *" a; c = "PMPI_Type_f2c(*" a ")" }
         else if (k == "op") { p = "MPI_Fint *" a; c = "PMPI_Op_f2c(*" a ")" }

@@ -461,6 +461,48 @@ contains
     y = 0
 #endif
     call MPI_Comm_free(cart, ierr)
+    call test_dgraph(it, left, right)
   end subroutine test_topo
+
+  ! distributed graphs made with the weights sentinels: Fortran's
+  ! MPI_UNWEIGHTED is the address of the MPI's own object, which the
+  ! drop-in's Fortran entries must hand to C as C's MPI_UNWEIGHTED (else
+  ! the graph is weighted, with whatever that object holds); real weights
+  ! pass unchanged
+  subroutine test_dgraph(it, left, right)
+    integer, intent(in) :: it, left, right
+    COMM_T :: dg
+    integer :: nb(2), g(2), w(2), one(1), deg(1), indeg, outdeg, v
+    logical :: weighted
+    nb = [left, right]
+    call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, nb, MPI_UNWEIGHTED, 2, nb, &
+         MPI_UNWEIGHTED, MPI_INFO_NULL, .false., dg, ierr)
+    call chkerr('MPI_Dist_graph_create_adjacent', 0, it)
+    call MPI_Dist_graph_neighbors_count(dg, indeg, outdeg, weighted, ierr)
+    call chk(indeg == 2 .and. outdeg == 2 .and. .not. weighted, &
+         'MPI_Dist_graph_create_adjacent with MPI_UNWEIGHTED', 0, it)
+    g = -1
+    v = 10 * wrank + 1 + 100 * it
+    call MPI_Neighbor_allgather(v, 1, MPI_INTEGER, g, 1, MPI_INTEGER, dg, ierr)
+    call chk(g(1) == 10 * left + 1 + 100 * it .and. g(2) == 10 * right + 1 + 100 * it, &
+         'MPI_Neighbor_allgather on a distributed graph', 0, it)
+    call MPI_Comm_free(dg, ierr)
+    one(1) = wrank
+    deg(1) = 2
+    call MPI_Dist_graph_create(MPI_COMM_WORLD, 1, one, deg, nb, MPI_UNWEIGHTED, &
+         MPI_INFO_NULL, .false., dg, ierr)
+    call chkerr('MPI_Dist_graph_create', 0, it)
+    call MPI_Dist_graph_neighbors_count(dg, indeg, outdeg, weighted, ierr)
+    call chk(indeg == 2 .and. outdeg == 2 .and. .not. weighted, &
+         'MPI_Dist_graph_create with MPI_UNWEIGHTED', 0, it)
+    call MPI_Comm_free(dg, ierr)
+    w = [3, 4]
+    call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, nb, w, 2, nb, w, &
+         MPI_INFO_NULL, .false., dg, ierr)
+    call MPI_Dist_graph_neighbors_count(dg, indeg, outdeg, weighted, ierr)
+    call chk(indeg == 2 .and. outdeg == 2 .and. weighted, &
+         'MPI_Dist_graph_create_adjacent with weights', 0, it)
+    call MPI_Comm_free(dg, ierr)
+  end subroutine test_dgraph
 
 end program mpi_coll_f
