@@ -116,6 +116,8 @@ MPI_Status *vcf_statuses_in(const MPI_Fint *f, MPI_Fint n, int *ok)
     MPI_Status *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
     if (!c)
         *ok = 0;
+    for (MPI_Fint i = 0; c && i < n; i++)
+        VCF_STATUS_F2C(f + (size_t)i * VCF_STATUS_INTS, &c[i]);
     return c;
 }
 

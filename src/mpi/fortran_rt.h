@@ -47,6 +47,7 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 #define VCF_STATUS_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUS_IGNORE)
 #define VCF_STATUSES_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUSES_IGNORE)
 #define VCF_STATUS_C2F(c, f) PMPI_Status_c2f08((c), (MPI_F08_status *)(f))
+#define VCF_STATUS_F2C(f, c) PMPI_Status_f082c((const MPI_F08_status *)(f), (c))
 #define VCF_STATUS_INTS (sizeof(MPI_F08_status) / sizeof(MPI_Fint))
 #else
 #define VCF_NAMES(fn, name, NAME)                                              \
@@ -63,6 +64,7 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 #define VCF_STATUS_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUS_IGNORE)
 #define VCF_STATUSES_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUSES_IGNORE)
 #define VCF_STATUS_C2F(c, f) PMPI_Status_c2f((c), (f))
+#define VCF_STATUS_F2C(f, c) PMPI_Status_f2c((f), (c))
 #define VCF_STATUS_INTS (sizeof(MPI_Status) / sizeof(MPI_Fint))
 #endif
 
@@ -72,6 +74,11 @@ void *vcf_buf(void *p);
 /* a weights array of a distributed graph: Fortran's MPI_UNWEIGHTED and
    MPI_WEIGHTS_EMPTY mapped to C's */
 const int *vcf_weights(const MPI_Fint *w);
+/* A status goes to C and back whole: single-completion calls leave its
+   MPI_ERROR field as the caller set it, and so do the calls of many when
+   they do not return MPI_ERR_IN_STATUS (MPICH's mprobef08 checks it); a
+   C status never filled from the Fortran one would hand back a stack
+   word. */
 /* arrays: converted copies (malloc'd; *ok = 0 when memory ran out) and
    back again (freed) */
 MPI_Request *vcf_reqs_in(const MPI_Fint *f, MPI_Fint n, int *ok);

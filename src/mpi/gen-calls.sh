@@ -87,7 +87,7 @@ mode == "fortran" {
             post = post "    if (rc == MPI_SUCCESS || " (k == "msgio") ")\n        *" a " = PMPI_Message_c2f(m" i ");\n"
         } else if (k == "status") {
             p = "MPI_Fint *" a; c = "VCF_STATUS_IGNORE(" a ") ? MPI_STATUS_IGNORE : &s" i
-            decls = decls "    MPI_Status s" i ";\n"
+            decls = decls "    MPI_Status s" i ";\n    if (!VCF_STATUS_IGNORE(" a "))\n        VCF_STATUS_F2C(" a ", &s" i ");\n"
             post = post "    if (rc == MPI_SUCCESS && !VCF_STATUS_IGNORE(" a "))\n        VCF_STATUS_C2F(&s" i ", " a ");\n"
         } else if (k == "flag") {
             p = "MPI_Fint *" a; c = "&f" i

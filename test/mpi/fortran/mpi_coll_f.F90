@@ -29,10 +29,12 @@
 #define COMM_T type(MPI_Comm)
 #define REQ_T type(MPI_Request)
 #define STATUS_DECL type(MPI_Status) :: st
+#define ST(f) st%f
 #else
 #define COMM_T integer
 #define REQ_T integer
 #define STATUS_DECL integer :: st(MPI_STATUS_SIZE)
+#define ST(f) st(f)
 #endif
 
 program mpi_coll_f
@@ -171,6 +173,7 @@ contains
     integer :: sm(m), rm(m)
     REQ_T :: req
     STATUS_DECL
+    integer, asynchronous :: rcv
 
     call MPI_Comm_rank(comm, rank, ierr)
     call MPI_Comm_size(comm, nproc, ierr)
@@ -365,6 +368,23 @@ contains
     call chkerr('MPI_Wait', ic, it)
     call chk(req == MPI_REQUEST_NULL, 'MPI_Wait left the request set', ic, it)
     call chk(all(dr == dref), 'MPI_Iallreduce IN_PLACE', ic, it)
+
+    ! --- a status through the drop-in's Fortran MPI_Wait: a single
+    ! completion leaves MPI_ERROR as the caller set it (MPI-4.1 3.2.5).
+    ! STATUS_KEEPS_ERROR where the MPI itself does so (MPICH; Open MPI
+    ! 4.1's Fortran MPI_Wait returns a stack word there)
+    ST(MPI_ERROR) = MPI_ERR_DIMS
+    ST(MPI_TAG) = -1
+    rcv = -1
+    call MPI_Irecv(rcv, 1, MPI_INTEGER, rank, 7 + it, comm, req, ierr)
+    call MPI_Send(it, 1, MPI_INTEGER, rank, 7 + it, comm, ierr)
+    call MPI_Wait(req, st, ierr)
+    call chkerr('MPI_Wait on a receive', ic, it)
+    call chk(rcv == it .and. ST(MPI_SOURCE) == rank .and. ST(MPI_TAG) == 7 + it, &
+         'MPI_Wait status', ic, it)
+#if defined(STATUS_KEEPS_ERROR)
+    call chk(ST(MPI_ERROR) == MPI_ERR_DIMS, 'MPI_Wait changed MPI_ERROR', ic, it)
+#endif
 
     ! --- MPI_Reduce MPI_MINLOC on MPI_2DOUBLE_PRECISION to the root
     ! pair 1: unique minimum on rank tgt; pair 2: a tie on every rank -> lowest rank
