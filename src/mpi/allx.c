@@ -65,8 +65,11 @@ static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     const void *vs = NULL;
     void *vrb = NULL;
     size_t b = 0;
-    int n = 0, err = 0;
+    int n = 0, me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) &&
+        vcmpi_alias_block(sb, sc, st, rb, rc, rt, me))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, NULL, &n))
         err = vcmpi_stage_all(&s, n, 1, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
@@ -102,6 +105,8 @@ static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     size_t b = 0;
     int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (vc && !why && st == rt && sc == rc && sc != 0 && vcmpi_aliased(sb, rb))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, NULL, &n))
         err = vcmpi_stage_all(&s, n, n, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
@@ -136,8 +141,11 @@ static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const i
     const void *vs = VC_IN_PLACE;
     void *vrb = NULL;
     size_t b = 0, *v = NULL;
-    int n = 0, err = 0;
+    int n = 0, me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) &&
+        vcmpi_alias_vblock(sb, sc, st, rb, rcs, ds, rt, me))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, NULL, &n)) {
         if (!(v = vcmpi_stage_alloc(&s, 2 * (size_t)(n ? n : 1) * sizeof *v)))
@@ -191,6 +199,8 @@ static int alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datat
     size_t *v = NULL;
     int n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (vc && !why && st == rt && scs == rcs && vcmpi_aliased(sb, rb))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, NULL, &n)) {
         int inplace = sb == MPI_IN_PLACE;

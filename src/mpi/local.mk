@@ -3,7 +3,7 @@
 # library (per-target flags keep the two sets of objects apart).
 VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 	src/mpi/types.c src/mpi/error.c src/mpi/stats.c src/mpi/request.c \
-	src/mpi/reduce.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c src/mpi/large_rt.c src/mpi/flatten.c src/mpi/ops.c \
+	src/mpi/reduce.c src/mpi/alias.c src/mpi/rooted.c src/mpi/allx.c src/mpi/stage.c src/mpi/large_rt.c src/mpi/flatten.c src/mpi/ops.c \
 	src/mpi/progress.c src/mpi/neighbor.c
 # Only the MPI entry points are its interface: C's, and the Fortran
 # bindings' (fortran_rt.h), generated from one table.

@@ -101,6 +101,9 @@ static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     size_t b = 0;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
+        vcmpi_alias_block(sb, sc, st, rb, rc, rt, me))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, &me, &n))
         err = stage_rooted(&s, 1, me == root, n, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
@@ -136,6 +139,9 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
     size_t b = 0;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
+        vcmpi_alias_block(rb, rc, rt, sb, sc, st, me))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, &me, &n))
         err = stage_rooted(&s, 0, me == root, n, rb, rc, rt, sb, sc, st, &vone, &vmany,
@@ -188,6 +194,9 @@ static int gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int 
     size_t b = 0, *vc_cnt = NULL, *vc_dsp = NULL;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
+        vcmpi_alias_vblock(sb, sc, st, rb, rcs, ds, rt, me))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
         if (sb != MPI_IN_PLACE && !tinfo(st, sc, &ti, &err)) {
@@ -230,6 +239,9 @@ static int scatterv(const void *sb, const int scs[], const int ds[], MPI_Datatyp
     size_t b = 0, *vc_cnt = NULL, *vc_dsp = NULL;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
+    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
+        vcmpi_alias_vblock(rb, rc, rt, sb, scs, ds, st, me))
+        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
         if (rb != MPI_IN_PLACE && !tinfo(rt, rc, &ti, &err)) {

@@ -278,6 +278,32 @@ int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
 #define VCMPI_BUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (void *)(b))
 #define VCMPI_CBUF(b) ((b) == MPI_IN_PLACE ? VC_IN_PLACE : (const void *)(b))
 
+/* alias.c: a call with the same memory as send and receive buffer in a
+   shape the MPI itself rejects on the calling rank before communicating
+   (MPICH; Open MPI checks none): the caller hands it to the MPI, which
+   fails it. sb == rb (not in place), for the caller to pair with its
+   nonzero count; block: one's block is this rank's block of many (me),
+   same type, same nonzero count (gather, allgather; scatter with the
+   sides swapped); vblock: the same with many's counts and displacements */
+#if defined(MPICH)
+#define VCMPI_ALIAS_CHECKS 1
+int vcmpi_alias_checks(void);
+int vcmpi_alias_block(const void *one, int oc, MPI_Datatype ot, const void *many, int mc,
+                      MPI_Datatype mt, int me);
+int vcmpi_alias_vblock(const void *one, int oc, MPI_Datatype ot, const void *many,
+                       const int mcs[], const int ds[], MPI_Datatype mt, int me);
+#else
+#define VCMPI_ALIAS_CHECKS 0
+#define vcmpi_alias_checks() 0
+#define vcmpi_alias_block(one, oc, ot, many, mc, mt, me) 0
+#define vcmpi_alias_vblock(one, oc, ot, many, mcs, ds, mt, me) 0
+#endif
+static inline int vcmpi_aliased(const void *sb, const void *rb)
+{
+    return VCMPI_ALIAS_CHECKS && sb == rb && sb != MPI_IN_PLACE && vcmpi_alias_checks();
+}
+#define VCMPI_ALIASED "send and receive buffer are one: the MPI reports it"
+
 /* error.c: vcoll error -> MPI error class through comm's error handler */
 int vcmpi_error(MPI_Comm comm, int vcrc);
 /* an MPI error class of the drop-in's own, the same way */

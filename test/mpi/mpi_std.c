@@ -894,6 +894,59 @@ static void t_zero_counts(void)
     free(zc), free(zd);
 }
 
+/* One buffer as both send and receive buffer (not MPI_IN_PLACE) is
+   erroneous. MPICH fails such a call on the calling rank before it
+   communicates (MPI_ERR_BUFFER), so the drop-in hands it there (alias.c);
+   a root making the erroneous call alone must get that error, not wait
+   in vcoll for the others (MPICH's errors/coll/noalias2 hung). Open MPI
+   4.1 checks nothing and runs such calls: MPICH only. */
+static void check_aliased(int rc, const char *what)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    NEED(cls == MPI_ERR_BUFFER, "aliased %s returned %d (class %d), not MPI_ERR_BUFFER",
+         what, rc, cls);
+}
+
+static void t_aliased(void)
+{
+#if !defined(MPICH)
+    skip("MPICH checks aliased buffers; Open MPI runs the calls");
+#else
+    enum { N = 4 };
+    MPI_Comm c;
+    MPI_Request rq;
+    int *buf = xmalloc((size_t)N * size * sizeof *buf);
+    int *cnt = xmalloc((size_t)size * sizeof *cnt), *dsp = xmalloc((size_t)size * sizeof *dsp);
+    for (int i = 0; i < N * size; i++)
+        buf[i] = i;
+    for (int r = 0; r < size; r++)
+        cnt[r] = N, dsp[r] = N * r;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    step("every rank aliased: allreduce, iallreduce, allgather of my own block");
+    check_aliased(MPI_Allreduce(buf, buf, N, MPI_INT, MPI_SUM, c), "allreduce");
+    check_aliased(MPI_Iallreduce(buf, buf, N, MPI_INT, MPI_SUM, c, &rq), "iallreduce");
+    check_aliased(MPI_Allgather(buf + N * rank, N, MPI_INT, buf, N, MPI_INT, c), "allgather");
+    check_aliased(MPI_Alltoall(buf, N, MPI_INT, buf, N, MPI_INT, c), "alltoall");
+    step("the root alone aliased, the others not calling");
+    if (rank == 0) {
+        check_aliased(MPI_Gather(buf, N, MPI_INT, buf, N, MPI_INT, 0, c), "gather");
+        check_aliased(MPI_Scatter(buf, N, MPI_INT, buf, N, MPI_INT, 0, c), "scatter");
+        check_aliased(MPI_Gatherv(buf, N, MPI_INT, buf, cnt, dsp, MPI_INT, 0, c), "gatherv");
+        check_aliased(MPI_Scatterv(buf, cnt, dsp, MPI_INT, buf, N, MPI_INT, 0, c), "scatterv");
+        check_aliased(MPI_Reduce(buf, buf, N, MPI_INT, MPI_SUM, 0, c), "reduce");
+    }
+    step("the communicator after the errors");
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
+    NEED(sum == size, "allreduce after aliased calls: %d", sum);
+    MPI_Comm_free(&c);
+    free(buf), free(cnt), free(dsp);
+#endif
+}
+
 /* MPI_THREAD_MULTIPLE (main asks for it when MPI_STD_THREADS=1): threads
    make communicators from their own parents at once and use them (and
    groups of the world, each with its own tag; and merged halves of an
@@ -1004,7 +1057,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"isend_before_coll", t_isend_before_coll}, {"recv_with_icoll", t_recv_with_icoll},
     {"fallback_first", t_fallback_first}, {"ibarrier_fresh", t_ibarrier_fresh},
     {"user_ops", t_user_ops}, {"holes_ops", t_holes_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
-    {"type_zoo", t_type_zoo}, {"zero_counts", t_zero_counts}, {"comm_threads", t_comm_threads},
+    {"type_zoo", t_type_zoo}, {"zero_counts", t_zero_counts}, {"comm_threads", t_comm_threads}, {"aliased", t_aliased},
 };
 
 int main(int argc, char **argv)
