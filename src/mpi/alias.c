@@ -19,6 +19,7 @@
  * (MPIR_CVAR_COLL_ALIAS_CHECK, MPIR_CVAR_ERROR_CHECKING), and so does this.
  * Built for Open MPI, nothing is checked, as Open MPI checks nothing.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -52,24 +53,31 @@ int vcmpi_alias_checks(void)
     return v;
 }
 
-static const char *at(const void *buf, MPI_Aint elems, MPI_Datatype dt)
+/* one == many + elems elements of dt (MPICH counts in the type's size):
+   the difference checked first, so separate buffers cost no call */
+static int at(const void *one, const void *many, MPI_Aint elems, MPI_Datatype dt)
 {
+    ptrdiff_t d = (const char *)one - (const char *)many;
+    if (elems == 0)
+        return d == 0;
+    if (d % elems)
+        return 0;
     int size = 0;
     PMPI_Type_size(dt, &size);
-    return (const char *)buf + elems * size;
+    return d == elems * (MPI_Aint)size;
 }
 
 int vcmpi_alias_block(const void *one, int oc, MPI_Datatype ot, const void *many, int mc,
                       MPI_Datatype mt, int me)
 {
-    return one != MPI_IN_PLACE && ot == mt && oc == mc && oc != 0 && vcmpi_alias_checks() &&
-           (const char *)one == at(many, (MPI_Aint)me * mc, mt);
+    return one != MPI_IN_PLACE && ot == mt && oc == mc && oc != 0 &&
+           at(one, many, (MPI_Aint)me * mc, mt) && vcmpi_alias_checks();
 }
 
 int vcmpi_alias_vblock(const void *one, int oc, MPI_Datatype ot, const void *many,
                        const int mcs[], const int ds[], MPI_Datatype mt, int me)
 {
     return one != MPI_IN_PLACE && ot == mt && oc != 0 && mcs && ds && mcs[me] != 0 &&
-           vcmpi_alias_checks() && (const char *)one == at(many, ds[me], mt);
+           at(one, many, ds[me], mt) && vcmpi_alias_checks();
 }
 #endif
