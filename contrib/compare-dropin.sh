@@ -163,7 +163,7 @@ launch() {
     srun)
         cmd=(env "${envs[@]}" srun --mpi=pmix -N1 -O -n "$n" "${largs[@]}") ;;
     esac
-    timeout "$tmo" "${cmd[@]}" "$@"
+    timeout -k 10 "$tmo" "${cmd[@]}" "$@"
 }
 
 # the MPI function a benchmark measures, as the stats lines name it

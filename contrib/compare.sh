@@ -132,7 +132,7 @@ launch() { # LIB NP PROGRAM ARGS...
             --mca oob_tcp_if_include lo -np "$n") ;;
     mpich) cmd=(mpiexec.hydra -n "$n") ;;
     esac
-    timeout "$tmo" "${cmd[@]}" "$@"
+    timeout -k 10 "$tmo" "${cmd[@]}" "$@"
 }
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "$0: $1 not found ($2)" >&2; exit 1; }; }

@@ -115,11 +115,11 @@ run() {
     if [ $mpi = openmpi ]; then
         local x=(--oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader -np "$np")
         [ "$pre" = 1 ] && x+=(-x LD_PRELOAD="$lib" -x VCOLL_MPI_STATS=1)
-        env "${envs[@]}" timeout "$t" mpirun.openmpi "${x[@]}" "$@" > "$work/last.out" 2>&1 < /dev/null
+        env "${envs[@]}" timeout -k 10 "$t" mpirun.openmpi "${x[@]}" "$@" > "$work/last.out" 2>&1 < /dev/null
     else
         local x=(-np "$np")
         [ "$pre" = 1 ] && x+=(-genv LD_PRELOAD "$lib" -genv VCOLL_MPI_STATS 1)
-        env "${envs[@]}" timeout "$t" mpiexec.mpich "${x[@]}" "$@" > "$work/last.out" 2>&1 < /dev/null
+        env "${envs[@]}" timeout -k 10 "$t" mpiexec.mpich "${x[@]}" "$@" > "$work/last.out" 2>&1 < /dev/null
     fi
     rc=$?
     if [ $rc -eq 124 ]; then echo hang

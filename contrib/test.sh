@@ -78,12 +78,12 @@ install_check() {
     (cd "$ex" && make -f Makefile.example \
         PKG_CONFIG="pkg-config --define-variable=prefix=$prefix" PKG_CONFIG_PATH="$prefix/lib/pkgconfig") || return 1
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    LD_LIBRARY_PATH="$prefix/lib" timeout 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+    LD_LIBRARY_PATH="$prefix/lib" timeout -k 10 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
         -x LD_LIBRARY_PATH -np 3 "$ex/hello" | grep -q "rank 2 of 3" || return 1
     # the installed drop-in serves an unmodified MPI program, as the README says
     if [ -e "$prefix/lib/libvcoll_mpi_openmpi.so" ]; then
         mpicc.openmpi -O2 -DTRANSPOSE_MPI -o "$ex/transpose_mpi" "$ex/transpose.c" -lm || return 1
-        LD_LIBRARY_PATH="$prefix/lib" VCOLL_MPI_STATS=1 timeout 120 mpirun.openmpi --oversubscribe \
+        LD_LIBRARY_PATH="$prefix/lib" VCOLL_MPI_STATS=1 timeout -k 10 120 mpirun.openmpi --oversubscribe \
             --mca oob_tcp_if_include lo -x LD_LIBRARY_PATH -x VCOLL_MPI_STATS \
             -x LD_PRELOAD="$prefix/lib/libvcoll_mpi_openmpi.so" -np 2 "$ex/transpose_mpi" > "$ex/dropin.log" 2>&1
         grep -q "vcoll_mpi: MPI_Alltoall taken=[1-9]" "$ex/dropin.log" ||
@@ -142,7 +142,7 @@ tsan_check() (
     make -j2 test/mp/mp_threads >/dev/null || make test/mp/mp_threads || exit 1
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     for np in 2 3; do
-        timeout 300 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+        timeout -k 10 300 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
             --mca btl self,vader -x TSAN_OPTIONS -np $np test/mp/mp_threads || exit 1
     done
 )

@@ -75,7 +75,7 @@ GIDX=${VCOLL_PERF_GID:-1}
 # a host hiccup moved the latency ratio by 0.3 between identical builds
 LAT_ITERS=20000 BW_SECS=2 BW_SMALL="-i 20 -x 2" BW_LARGE="-i 2 -x 1" BW_SPLIT=65536
 ((QUICK)) && { LAT_ITERS=500; BW_SECS=1; BW_SMALL="-i 5 -x 1"; BW_LARGE="-i 2 -x 1"; }
-MPIRUN=(timeout 600 mpirun.openmpi --allow-run-as-root --oversubscribe
+MPIRUN=(timeout -k 10 600 mpirun.openmpi --allow-run-as-root --oversubscribe
         --mca oob_tcp_if_include lo --mca btl '^openib' -np 2)
 OUT=$(mktemp -d "$TMPDIR/perf-ratios.XXXXXX")
 declare -A R                # R[key] = "v1 v2 ..." (one value per round)

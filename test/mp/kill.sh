@@ -42,7 +42,7 @@ check() {  # label, np, survivors' report, command...
         echo "FAIL: $label left shared-memory segments: $left"; fail=$((fail + 1))
     fi
 }
-mpirun() { timeout 40 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+mpirun() { timeout -k 10 40 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
                --enable-recovery "$@"; }
 nps="2 3 4" nps2="3 4" nps3="2 4"
 [ "$quick" = 1 ] && nps=3 nps2=4 nps3=2

@@ -16,7 +16,7 @@ pass=0 fail=0
 ok()  { echo "PASS: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; echo "$2" | sed 's/^/    | /' | tail -15; fail=$((fail + 1)); }
 run() {   # keys, VCOLL_NET, np
-    timeout 120 "$MPIRUN" --oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader \
+    timeout -k 10 120 "$MPIRUN" --oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader \
         -x LD_PRELOAD="$shim" -x VC_TEST_PMIX_HIDE="$1" -x VCOLL_NET="$2" -x ASAN_OPTIONS \
         -x VC_TEST_PMIX_SHORT="${VC_TEST_PMIX_SHORT:-}" \
         -np "$3" $hello 2>&1

@@ -46,10 +46,10 @@ launch() {   # np, env assignments..., --, program
     shift
     case $launcher in
     mpirun)
-        env "${envs[@]}" timeout "$tmo" mpirun.openmpi --oversubscribe \
+        env "${envs[@]}" timeout -k 10 "$tmo" mpirun.openmpi --oversubscribe \
             --mca oob_tcp_if_include lo --mca btl self,vader ${xs[@]+"${xs[@]}"} -np "$np" "$@" ;;
     srun)
-        env -u PMIX_MCA_psec "${envs[@]}" timeout "$tmo" srun --mpi=pmix --overcommit -n "$np" \
+        env -u PMIX_MCA_psec "${envs[@]}" timeout -k 10 "$tmo" srun --mpi=pmix --overcommit -n "$np" \
             --export=ALL "$@" ;;
     esac
 }

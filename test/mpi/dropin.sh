@@ -39,18 +39,18 @@ launch() {
     envs+=(VCOLL_MPI_STATS=1)
     case $mpi:${LAUNCHER:-} in
     openmpi:srun)
-        env "${envs[@]}" ${lib:+LD_PRELOAD=$lib} timeout "$T" \
+        env "${envs[@]}" ${lib:+LD_PRELOAD=$lib} timeout -k 10 "$T" \
             srun --mpi=pmix -N1 -n "$np" "$@" ;;
     openmpi:*)
         local x=()
         for e in "${envs[@]}"; do x+=(-x "$e"); done
-        timeout "$T" mpirun.openmpi --oversubscribe --allow-run-as-root \
+        timeout -k 10 "$T" mpirun.openmpi --oversubscribe --allow-run-as-root \
             --mca oob_tcp_if_include lo --mca btl "${BTL:-self,vader}" -np "$np" \
             "${x[@]}" ${lib:+-x LD_PRELOAD=$lib} -x LD_LIBRARY_PATH -x ASAN_OPTIONS "$@" ;;
     mpich:*)
         local g=()
         for e in "${envs[@]}"; do g+=(-genv "${e%%=*}" "${e#*=}"); done
-        timeout "$T" mpiexec.mpich -np "$np" "${g[@]}" ${lib:+-genv LD_PRELOAD "$lib"} \
+        timeout -k 10 "$T" mpiexec.mpich -np "$np" "${g[@]}" ${lib:+-genv LD_PRELOAD "$lib"} \
             -genv LD_LIBRARY_PATH "$LD_LIBRARY_PATH" -genv ASAN_OPTIONS "$ASAN_OPTIONS" "$@" ;;
     esac > "$tmp/out" 2>&1
 }

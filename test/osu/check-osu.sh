@@ -86,9 +86,9 @@ run_one() {
     out=$tmp/$lib-$bench-$full.out
     err=$tmp/$lib-$bench-$full.err
     if [ "$lib" = mpich ]; then
-        timeout 120 mpiexec.hydra -n $NP "$prog" -m 1:1024 -i $ITERS -x 2 "$@" >"$out" 2>"$err"
+        timeout -k 10 120 mpiexec.hydra -n $NP "$prog" -m 1:1024 -i $ITERS -x 2 "$@" >"$out" 2>"$err"
     else
-        timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe --mca oob_tcp_if_include lo \
+        timeout -k 10 120 "$MPIRUN" --allow-run-as-root --oversubscribe --mca oob_tcp_if_include lo \
             -np $NP "$prog" -m 1:1024 -i $ITERS -x 2 "$@" >"$out" 2>"$err"
     fi
     rc=$?

@@ -18,7 +18,7 @@ run() {  # layout net cmd...
   local layout=$1 net=$2; shift 2
   local m=(); [[ $layout == 2+2 ]] && m=(--map-by node)
   local x=(); [[ $net == ud ]] && x=(-x VCOLL_RC_MAX_PEERS=0)
-  timeout 600 "$EN" --run "$layout" "${m[@]}" --oversubscribe "${x[@]}" "$@"
+  timeout -k 10 600 "$EN" --run "$layout" "${m[@]}" --oversubscribe "${x[@]}" "$@"
 }
 fails=0
 for layout in 2+2 3+3; do

@@ -106,7 +106,7 @@ find_prog() {
 in_list() { [[ ,$2, == *,$1,* ]]; }
 
 for pre in "${PRES[@]}"; do
-  run_one "${pre%%=*}" timeout "$TMO" bash -c "${pre#*=}"
+  run_one "${pre%%=*}" timeout -k 10 "$TMO" bash -c "${pre#*=}"
 done
 
 for net in ${NETS//,/ }; do
@@ -132,7 +132,7 @@ for net in ${NETS//,/ }; do
           continue
         fi
         npx=(-np "$np"); [[ -n $NODES ]] && npx=()
-        run_one "$label" timeout "$TMO" "${LAUNCH[@]}" "${npx[@]}" "${xs[@]}" "$exe"
+        run_one "$label" timeout -k 10 "$TMO" "${LAUNCH[@]}" "${npx[@]}" "${xs[@]}" "$exe"
       done
     done < "$list"
   done

@@ -14,7 +14,7 @@ fails=0
 expect() {   # name, regex, command...
   local name=$1 re=$2; shift 2
   local out t0=$SECONDS
-  out=$(timeout 120 "$@" 2>&1); local rc=$?
+  out=$(timeout -k 10 120 "$@" 2>&1); local rc=$?
   if [[ $rc == 0 || $rc == 124 ]] || ! grep -Eq "$re" <<<"$out"; then
     echo "FAIL $name: exit $rc, wanted /$re/ in:"; tail -n 15 <<<"$out" | sed 's/^/  | /'
     fails=$((fails + 1))

@@ -10,7 +10,7 @@ set -u
 b=${1:?usage: rc-error.sh BUILD}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 np=3 victim=2 t0=$(date +%s)
-out=$(timeout 120 mpirun.openmpi --enable-recovery --oversubscribe --mca oob_tcp_if_include lo \
+out=$(timeout -k 10 120 mpirun.openmpi --enable-recovery --oversubscribe --mca oob_tcp_if_include lo \
     --mca btl '^openib' -np $np -x VCOLL_NET=rc -x VCOLL_PEER_CHECK=100000 \
     -x VCOLL_IB_TIMEOUT=10 -x VCOLL_IB_RETRY=1 -x MP_KILL_MODE=send \
     "$b/test/mp/mp_kill" 2>&1 </dev/null)

@@ -14,7 +14,7 @@ fails=0
 for mode in stopped busy; do
   log=$(mktemp "${TMPDIR:-/tmp}/rc-first.XXXXXX")
   t0=$(date +%s)
-  timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
+  timeout -k 10 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
       -np 2 -x VCOLL_NET=rc -x VCOLL_PEER_TIMEOUT=2 "$b/test/verbs/mp_ondemand" $mode \
       >"$log" 2>&1 </dev/null
   rc=$?

@@ -9,7 +9,7 @@ b=${1:?usage: rc-oneside.sh BUILD [NP]}
 np=${2:-3}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # a malformed fault specification is refused at vc_init, naming the variable
-bad=$(timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
+bad=$(timeout -k 10 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
     -np 2 -x VCOLL_NET=rc -x 'VCOLL_FAULT_RC_ERR=0>0@1' "$b/test/verbs/mp_oneside" 2>&1 </dev/null)
 if ! echo "$bad" | grep -q "VCOLL_FAULT_RC_ERR=0>0@1: expected A>B@N" ||
    ! echo "$bad" | grep -q "FAIL: vc_init"; then
@@ -18,7 +18,7 @@ if ! echo "$bad" | grep -q "VCOLL_FAULT_RC_ERR=0>0@1: expected A>B@N" ||
     exit 1
 fi
 t0=$(date +%s)
-out=$(timeout 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+out=$(timeout -k 10 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
     --mca btl '^openib' -np "$np" -x VCOLL_NET=rc -x 'VCOLL_FAULT_RC_ERR=0>1@10' \
     "$b/test/verbs/mp_oneside" 2>&1 </dev/null)
 rc=$? secs=$(($(date +%s) - t0))

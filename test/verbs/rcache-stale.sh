@@ -7,7 +7,7 @@
 set -u
 b=${1:?usage: rcache-stale.sh BUILD}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-out=$(timeout 180 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
+out=$(timeout -k 10 180 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo \
     --mca btl '^openib' -np 2 -x VCOLL_NET=rc -x VCOLL_FAULT_RCACHE_STALE=on \
     -x VCOLL_LOG=info "$b/test/mp/mp_verbs_rndv" 2>&1 </dev/null)
 rc=$?

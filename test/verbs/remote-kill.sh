@@ -15,7 +15,7 @@ NET=${2:?usage: $0 BUILD_DIR NET}
 export TMPDIR=${TMPDIR:-/run}
 log=$(mktemp "$TMPDIR/remote-kill.XXXXXX")
 t0=$SECONDS
-timeout 90 "$SRC/contrib/vm/emulated-nodes.sh" --run 2+2 --map-by node --enable-recovery \
+timeout -k 10 90 "$SRC/contrib/vm/emulated-nodes.sh" --run 2+2 --map-by node --enable-recovery \
     -x VCOLL_NET="$NET" -x VCOLL_PEER_TIMEOUT=3 "$B/test/mp/mp_kill" >"$log" 2>&1 </dev/null &
 job=$!
 # the survivors' reports are what counts; once all are in (or after 40 s)

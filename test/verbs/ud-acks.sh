@@ -9,7 +9,7 @@ set -u
 b=${1:?usage: ud-acks.sh BUILD}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 log=$(mktemp "${TMPDIR:-/tmp}/ud-acks.XXXXXX")
-timeout 300 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
+timeout -k 10 300 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
     -np 2 -x VCOLL_NET=ud -x VCOLL_LOG=debug \
     "$b/src/tools/osu/vcoll_osu_bw" -m 65536:65536 -i 5 -x 1 >"$log" 2>&1 </dev/null
 rc=$?

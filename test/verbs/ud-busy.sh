@@ -9,7 +9,7 @@ b=${1:?usage: ud-busy.sh BUILD}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 log=$(mktemp "${TMPDIR:-/tmp}/ud-busy.XXXXXX")
 t0=$(date +%s)
-timeout 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
+timeout -k 10 120 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
     -np 3 -x VCOLL_NET=ud -x VCOLL_UD_TIMEOUT=2 -x VCOLL_PEER_TIMEOUT=2 -x MP_BUSY_SECS=8 \
     "$b/test/mp/mp_busy" >"$log" 2>&1 </dev/null
 rc=$?

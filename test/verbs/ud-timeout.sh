@@ -10,7 +10,7 @@ b=${1:?usage: ud-timeout.sh BUILD}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 np=3 victim=2 log=$(mktemp "${TMPDIR:-/tmp}/ud-timeout.XXXXXX")
 t0=$(date +%s)
-timeout 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
+timeout -k 10 60 mpirun.openmpi --oversubscribe --mca oob_tcp_if_include lo --mca btl '^openib' \
     -np $np -x VCOLL_NET=ud -x VCOLL_UD_TIMEOUT=2 -x VCOLL_PEER_TIMEOUT=2 -x MP_KILL_MODE=stop \
     "$b/test/mp/mp_kill" >"$log" 2>&1 </dev/null &
 launcher=$!

@@ -15,7 +15,7 @@ expect() {
     while [[ $1 != -- ]]; do envs+=("$1"); shift; done
     shift
     local err rc
-    err=$(env "${envs[@]}" VCOLL_VM_LOCK=none timeout 20 "$vm" "$@" 2>&1 >/dev/null)
+    err=$(env "${envs[@]}" VCOLL_VM_LOCK=none timeout -k 10 20 "$vm" "$@" 2>&1 >/dev/null)
     rc=$?
     if [[ $rc != "$want" || $err != *"$msg"* ]]; then
         echo "FAIL: vcoll-vm.sh $* (${envs[*]}): exit $rc, wanted $want and '$msg'; stderr:"
@@ -39,7 +39,7 @@ expect 125 "-s must be a positive integer" -- -s x true
 expect 125 "unknown option: --bogus" -- --bogus true
 # a jumbo MTU passes its check: the next check (-s) is what refuses
 expect 125 "-s must be a positive integer" -- --mtu 9000 -s 0 true
-out=$(VCOLL_VM_LOCK=none timeout 20 "$vm" --help 2>/dev/null)
+out=$(VCOLL_VM_LOCK=none timeout -k 10 20 "$vm" --help 2>/dev/null)
 if [[ $? != 0 || $out != *"--mtu N"* ]]; then
     echo "FAIL: vcoll-vm.sh --help: no usage naming --mtu on stdout"
     fail=1
