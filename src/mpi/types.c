@@ -257,6 +257,18 @@ static struct {
 } named_cache[NAMED_MAX];
 static int named_n;
 
+/* dt's size: a predefined type seen before from the table above (no call
+   into the library: a hot path's check, alias.c), else MPI's answer */
+int vcmpi_type_size(MPI_Datatype dt)
+{
+    int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE), size = 0;
+    for (int i = 0; i < n; i++)
+        if (named_cache[i].dt == dt)
+            return (int)named_cache[i].ti.size;
+    PMPI_Type_size(dt, &size);
+    return size;
+}
+
 const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti)
 {
     int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE);

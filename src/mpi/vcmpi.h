@@ -219,6 +219,7 @@ void vcmpi_comm_free_all(void);
 /* types.c */
 void vcmpi_types_setup(void);
 const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti);
+int vcmpi_type_size(MPI_Datatype dt);
 const char *vcmpi_op(MPI_Op op, const vcmpi_tinfo_t *ti, vc_op_t *out);
 
 /* stage.c. src: count elements to send, *out where vcoll reads them
