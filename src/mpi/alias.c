@@ -15,42 +15,35 @@
  * the other buffer, with the same type and a nonzero count) and gives that
  * call to MPICH, which fails it before communicating: its own class,
  * message and handler. Only those shapes: a call MPICH would run must stay
- * on vcoll with the other ranks. MPICH skips the checks when told to
- * (MPIR_CVAR_COLL_ALIAS_CHECK, MPIR_CVAR_ERROR_CHECKING), and so does this.
+ * on vcoll with the other ranks; and only when this MPICH checks at all
+ * (vcmpi_alias_setup).
  * Built for Open MPI, nothing is checked, as Open MPI checks nothing.
  */
+#include <limits.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <strings.h>
 #include "vcmpi.h"
 
 #if VCMPI_ALIAS_CHECKS
-/* a boolean control variable of MPICH's, under any of its prefixes, set
-   false */
-static int off(const char *name)
+/* Whether this MPICH checks at all (a build without error checking, or
+   MPIR_CVAR_COLL_ALIAS_CHECK=0 in any spelling MPICH reads) is MPICH's
+   own answer: one aliased allreduce on the drop-in's copy of
+   MPI_COMM_SELF, at setup, with errors returned. MPICH checks before its
+   one-rank shortcut, so the answer covers the build, the variable and its
+   precedence. (A program that turns the check off later through MPI_T is
+   not followed.) */
+void vcmpi_alias_setup(void)
 {
-    static const char *const pre[] = {"MPIR_CVAR_", "MPICH_", "MPIR_PARAM_"};
-    char var[64];
-    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
-        snprintf(var, sizeof var, "%s%s", pre[i], name);
-        const char *v = getenv(var);
-        if (v && (!strcasecmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") ||
-                  !strcasecmp(v, "off")))
-            return 1;
-    }
-    return 0;
-}
-
-int vcmpi_alias_checks(void)
-{
-    static int on = -1;    /* read once; a race reads the same environment */
-    int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
-    if (v < 0) {
-        v = !off("COLL_ALIAS_CHECK") && !off("ERROR_CHECKING");
-        __atomic_store_n(&on, v, __ATOMIC_RELAXED);
-    }
-    return v;
+    MPI_Errhandler old = MPI_ERRHANDLER_NULL;
+    int x = 0, cls = MPI_SUCCESS;
+    if (PMPI_Comm_get_errhandler(vcmpi.self, &old) != MPI_SUCCESS ||
+        PMPI_Comm_set_errhandler(vcmpi.self, MPI_ERRORS_RETURN) != MPI_SUCCESS)
+        return;     /* no checks known: none made (the calls stay on vcoll) */
+    int rc = PMPI_Allreduce(&x, &x, 1, MPI_INT, MPI_SUM, vcmpi.self);
+    if (rc != MPI_SUCCESS)
+        PMPI_Error_class(rc, &cls);
+    PMPI_Comm_set_errhandler(vcmpi.self, old);
+    PMPI_Errhandler_free(&old);
+    vcmpi.alias_checks = cls == MPI_ERR_BUFFER;
 }
 
 /* one == many + elems elements of dt (MPICH counts in the type's size;
@@ -60,14 +53,18 @@ static int at(const void *one, const void *many, MPI_Aint elems, MPI_Datatype dt
     ptrdiff_t d = (const char *)one - (const char *)many;
     if (elems == 0 || (d != 0 && (d < 0) != (elems < 0)))
         return d == 0;
-    return d == elems * (MPI_Aint)vcmpi_type_size(dt);
+    MPI_Aint size = vcmpi_type_size(dt);
+    return size >= 0 && d == elems * size;
 }
 
 int vcmpi_alias_block(const void *one, int oc, MPI_Datatype ot, const void *many, int mc,
                       MPI_Datatype mt, int me)
 {
+    /* MPICH counts the offset me * mc in an int: where that overflows,
+       its address is not this one, so no answer here is safe but "no" */
     return one != MPI_IN_PLACE && ot == mt && oc == mc && oc != 0 &&
-           at(one, many, (MPI_Aint)me * mc, mt) && vcmpi_alias_checks();
+           (MPI_Aint)me * mc <= INT_MAX && at(one, many, (MPI_Aint)me * mc, mt) &&
+           vcmpi_alias_checks();
 }
 
 int vcmpi_alias_vblock(const void *one, int oc, MPI_Datatype ot, const void *many,

@@ -127,7 +127,8 @@ void vcf_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n, int rc)
     if (!c || c == MPI_STATUSES_IGNORE)
         return;
     /* MPI_ERR_IN_STATUS: the statuses say which failed */
-    for (MPI_Fint i = 0; (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && i < n; i++)
+    for (MPI_Fint i = 0; (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS || VCF_STATUS_ON_ERROR) &&
+                         i < n; i++)
         VCF_STATUS_C2F(&c[i], f + (size_t)i * VCF_STATUS_INTS);
     free(c);
 }

@@ -48,6 +48,10 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 #define VCF_STATUSES_IGNORE(f) ((const void *)(f) == (const void *)MPI_F08_STATUSES_IGNORE)
 #define VCF_STATUS_C2F(c, f) PMPI_Status_c2f08((c), (MPI_F08_status *)(f))
 #define VCF_STATUS_F2C(f, c) PMPI_Status_f082c((const MPI_F08_status *)(f), (c))
+/* MPICH's mpi_f08 hands the caller's status memory to C: what the call
+   writes there on an error (MPI_ERR_TRUNCATE's source and tag) is the
+   caller's too */
+#define VCF_STATUS_ON_ERROR 1
 #define VCF_STATUS_INTS (sizeof(MPI_F08_status) / sizeof(MPI_Fint))
 #else
 #define VCF_NAMES(fn, name, NAME)                                              \
@@ -65,6 +69,8 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 #define VCF_STATUSES_IGNORE(f) ((const MPI_Fint *)(f) == MPI_F_STATUSES_IGNORE)
 #define VCF_STATUS_C2F(c, f) PMPI_Status_c2f((c), (f))
 #define VCF_STATUS_F2C(f, c) PMPI_Status_f2c((f), (c))
+/* Open MPI's Fortran wrappers copy a status back on success only */
+#define VCF_STATUS_ON_ERROR 0
 #define VCF_STATUS_INTS (sizeof(MPI_Status) / sizeof(MPI_Fint))
 #endif
 

@@ -88,7 +88,7 @@ mode == "fortran" {
         } else if (k == "status") {
             p = "MPI_Fint *" a; c = "VCF_STATUS_IGNORE(" a ") ? MPI_STATUS_IGNORE : &s" i
             decls = decls "    MPI_Status s" i ";\n    if (!VCF_STATUS_IGNORE(" a "))\n        VCF_STATUS_F2C(" a ", &s" i ");\n"
-            post = post "    if (rc == MPI_SUCCESS && !VCF_STATUS_IGNORE(" a "))\n        VCF_STATUS_C2F(&s" i ", " a ");\n"
+            post = post "    if ((rc == MPI_SUCCESS || VCF_STATUS_ON_ERROR) && !VCF_STATUS_IGNORE(" a "))\n        VCF_STATUS_C2F(&s" i ", " a ");\n"
         } else if (k == "flag") {
             p = "MPI_Fint *" a; c = "&f" i
             decls = decls "    int f" i " = 0;\n"

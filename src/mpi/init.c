@@ -88,6 +88,7 @@ static void setup(void)
     }
     vcmpi.ready = 1;
     vcmpi_types_setup();
+    vcmpi_alias_setup();
     if (vcmpi_comm_setup())
         rc = VC_ERR_INTERNAL;
     if (!rc)

@@ -258,15 +258,18 @@ static struct {
 static int named_n;
 
 /* dt's size: a predefined type seen before from the table above (no call
-   into the library: a hot path's check, alias.c), else MPI's answer */
-int vcmpi_type_size(MPI_Datatype dt)
+   into the library: a hot path's check, alias.c), else MPI's answer; -1
+   when MPI has none */
+MPI_Aint vcmpi_type_size(MPI_Datatype dt)
 {
-    int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE), size = 0;
+    int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         if (named_cache[i].dt == dt)
-            return (int)named_cache[i].ti.size;
-    PMPI_Type_size(dt, &size);
-    return size;
+            return (MPI_Aint)named_cache[i].ti.size;
+    MPI_Count size = MPI_UNDEFINED;
+    if (PMPI_Type_size_x(dt, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
+        return -1;
+    return (MPI_Aint)size;
 }
 
 const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti)

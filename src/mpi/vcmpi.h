@@ -168,6 +168,7 @@ struct vcmpi {
     int size;                /* of MPI_COMM_WORLD (vcoll's world is the same) */
     int mpi_thread, vc_thread;
     int stats, debug;
+    int alias_checks;        /* alias.c: the MPI fails aliased buffers itself */
     MPI_Comm priv;           /* dup of world for the drop-in's own traffic */
     MPI_Comm self;           /* dup of MPI_COMM_SELF: persistent requests' receives */
     int next_ptag;
@@ -219,7 +220,7 @@ void vcmpi_comm_free_all(void);
 /* types.c */
 void vcmpi_types_setup(void);
 const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti);
-int vcmpi_type_size(MPI_Datatype dt);
+MPI_Aint vcmpi_type_size(MPI_Datatype dt);
 const char *vcmpi_op(MPI_Op op, const vcmpi_tinfo_t *ti, vc_op_t *out);
 
 /* stage.c. src: count elements to send, *out where vcoll reads them
@@ -288,13 +289,15 @@ int vcmpi_stage_finish(vcmpi_stage_t *s, int ok);
    sides swapped); vblock: the same with many's counts and displacements */
 #if defined(MPICH)
 #define VCMPI_ALIAS_CHECKS 1
-int vcmpi_alias_checks(void);
+void vcmpi_alias_setup(void);
+#define vcmpi_alias_checks() (vcmpi.alias_checks)
 int vcmpi_alias_block(const void *one, int oc, MPI_Datatype ot, const void *many, int mc,
                       MPI_Datatype mt, int me);
 int vcmpi_alias_vblock(const void *one, int oc, MPI_Datatype ot, const void *many,
                        const int mcs[], const int ds[], MPI_Datatype mt, int me);
 #else
 #define VCMPI_ALIAS_CHECKS 0
+#define vcmpi_alias_setup() ((void)0)
 #define vcmpi_alias_checks() 0
 #define vcmpi_alias_block(one, oc, ot, many, mc, mt, me) 0
 #define vcmpi_alias_vblock(one, oc, ot, many, mcs, ds, mt, me) 0

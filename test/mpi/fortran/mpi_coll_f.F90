@@ -519,6 +519,7 @@ contains
     w = [3, 4]
     call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, nb, w, 2, nb, w, &
          MPI_INFO_NULL, .false., dg, ierr)
+    call chkerr('MPI_Dist_graph_create_adjacent with weights', 0, it)
     call MPI_Dist_graph_neighbors_count(dg, indeg, outdeg, weighted, ierr)
     call chk(indeg == 2 .and. outdeg == 2 .and. weighted, &
          'MPI_Dist_graph_create_adjacent with weights', 0, it)
