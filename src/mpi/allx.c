@@ -67,12 +67,13 @@ static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
     size_t b = 0;
     int n = 0, me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) &&
-        vcmpi_alias_block(sb, sc, st, rb, rc, rt, me))
-        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vcmpi_rank_size(vc, NULL, &n))
-        err = vcmpi_stage_all(&s, n, 1, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
+        if (vcmpi_alias_block(sb, sc, st, rb, rc, rt, me))
+            why = VCMPI_ALIASED;
+        else
+            err = vcmpi_stage_all(&s, n, 1, sb, sc, st, rb, rc, rt, &vs, &vrb, &b);
+    }
     VCMPI_TRY(req ? FN_Iallgather : FN_Allgather,
               VCMPI_HAVE3(vc_allgather, vc_iallgather, vc_allgather_init), vc, why, comm,
               req, s, err, vc_iallgather(vs, vrb, b, VC_BYTE, vc, &vr),
@@ -143,11 +144,11 @@ static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const i
     size_t b = 0, *v = NULL;
     int n = 0, me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) &&
-        vcmpi_alias_vblock(sb, sc, st, rb, rcs, ds, rt, me))
-        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vcmpi_rank_size(vc, NULL, &n)) {
+    int go = vc && !why && !vcmpi_rank_size(vc, &me, &n);
+    if (go && vcmpi_alias_vblock(sb, sc, st, rb, rcs, ds, rt, me))
+        why = VCMPI_ALIASED, go = 0;
+    if (go) {
         if (!(v = vcmpi_stage_alloc(&s, 2 * (size_t)(n ? n : 1) * sizeof *v)))
             err = MPI_ERR_NO_MEM;
         else

@@ -80,13 +80,12 @@ void *vcf_buf(void *p);
 /* a weights array of a distributed graph: Fortran's MPI_UNWEIGHTED and
    MPI_WEIGHTS_EMPTY mapped to C's */
 const int *vcf_weights(const MPI_Fint *w);
-/* A status goes to C and back whole: single-completion calls leave its
-   MPI_ERROR field as the caller set it, and so do the calls of many when
-   they do not return MPI_ERR_IN_STATUS (MPICH's mprobef08 checks it); a
-   C status never filled from the Fortran one would hand back a stack
-   word. */
 /* arrays: converted copies (malloc'd; *ok = 0 when memory ran out) and
-   back again (freed) */
+   back again (freed). A status goes to C and back whole (statuses here,
+   single ones in the generated code): single-completion calls leave its
+   MPI_ERROR field as the caller set it, and so do the calls of many when
+   they do not return MPI_ERR_IN_STATUS (MPICH's mprobef08 checks it); a C
+   status never filled from the Fortran one would hand back a stack word. */
 MPI_Request *vcf_reqs_in(const MPI_Fint *f, MPI_Fint n, int *ok);
 void vcf_reqs_out(MPI_Request *c, MPI_Fint *f, MPI_Fint n);
 MPI_Status *vcf_statuses_in(const MPI_Fint *f, MPI_Fint n, int *ok);

@@ -219,8 +219,8 @@ static int reduce(const void *sb, void *rb, int count, MPI_Datatype dt, MPI_Op o
     size_t n = 0;
     int me = -1, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root && count > 0 &&
-        vcmpi_aliased(sb, rb))
+    if (vc && !why && count > 0 && vcmpi_aliased(sb, rb) && !vcmpi_rank_size(vc, &me, NULL) &&
+        me == root)
         why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
     if (vc && !why && !(why = map(count, dt, op, &ti, &vop, &n, &s, &err)) && !err &&
@@ -395,8 +395,7 @@ static int reduce_scatter_any(const void *sb, void *rb, int count, const int rco
     size_t n = 0, *cnt = NULL;
     int err = 0, me = -1, np = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && vcmpi_aliased(sb, rb) &&
-        !vcmpi_rank_size(vc, NULL, &np)) {
+    if (vc && !why && vcmpi_aliased(sb, rb) && !vcmpi_rank_size(vc, NULL, &np)) {
         int any = rcounts ? 0 : count != 0;
         for (int i = 0; rcounts && i < np; i++)
             any |= rcounts[i] != 0;

@@ -101,12 +101,13 @@ static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
     size_t b = 0;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
-        vcmpi_alias_block(sb, sc, st, rb, rc, rt, me))
-        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vcmpi_rank_size(vc, &me, &n))
-        err = stage_rooted(&s, 1, me == root, n, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
+        if (me == root && vcmpi_alias_block(sb, sc, st, rb, rc, rt, me))
+            why = VCMPI_ALIASED;
+        else
+            err = stage_rooted(&s, 1, me == root, n, sb, sc, st, rb, rc, rt, &vs, &vr_, &b);
+    }
     VCMPI_TRY(req ? FN_Igather : FN_Gather,
               VCMPI_HAVE3(vc_gather, vc_igather, vc_gather_init), vc, why, comm, req, s,
               err, vc_igather(vs, vr_, b, VC_BYTE, root, vc, &vr),
@@ -139,13 +140,14 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
     size_t b = 0;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
-        vcmpi_alias_block(rb, rc, rt, sb, sc, st, me))
-        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vcmpi_rank_size(vc, &me, &n))
-        err = stage_rooted(&s, 0, me == root, n, rb, rc, rt, sb, sc, st, &vone, &vmany,
-                           &b);
+    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
+        if (me == root && vcmpi_alias_block(rb, rc, rt, sb, sc, st, me))
+            why = VCMPI_ALIASED;
+        else
+            err = stage_rooted(&s, 0, me == root, n, rb, rc, rt, sb, sc, st, &vone, &vmany,
+                               &b);
+    }
     void *vrb = (void *)vone;
     VCMPI_TRY(req ? FN_Iscatter : FN_Scatter,
               VCMPI_HAVE3(vc_scatter, vc_iscatter, vc_scatter_init), vc, why, comm, req, s,
@@ -194,11 +196,11 @@ static int gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int 
     size_t b = 0, *vc_cnt = NULL, *vc_dsp = NULL;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
-        vcmpi_alias_vblock(sb, sc, st, rb, rcs, ds, rt, me))
-        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
+    int go = vc && !why && !vcmpi_rank_size(vc, &me, &n);
+    if (go && me == root && vcmpi_alias_vblock(sb, sc, st, rb, rcs, ds, rt, me))
+        why = VCMPI_ALIASED, go = 0;
+    if (go) {
         if (sb != MPI_IN_PLACE && !tinfo(st, sc, &ti, &err)) {
             b = (size_t)sc * ti.size;
             err = vcmpi_stage_src(&s, sb, sc, st, &ti, &vs);
@@ -239,11 +241,11 @@ static int scatterv(const void *sb, const int scs[], const int ds[], MPI_Datatyp
     size_t b = 0, *vc_cnt = NULL, *vc_dsp = NULL;
     int me = -1, n = 0, err = 0;
     vc_comm_t vc = vcmpi_comm(comm, &why);
-    if (VCMPI_ALIAS_CHECKS && vc && !why && !vcmpi_rank_size(vc, &me, NULL) && me == root &&
-        vcmpi_alias_vblock(rb, rc, rt, sb, scs, ds, st, me))
-        why = VCMPI_ALIASED;
     vcmpi_stage_init(&s, comm, req != NULL);
-    if (vc && !why && !vcmpi_rank_size(vc, &me, &n)) {
+    int go = vc && !why && !vcmpi_rank_size(vc, &me, &n);
+    if (go && me == root && vcmpi_alias_vblock(rb, rc, rt, sb, scs, ds, st, me))
+        why = VCMPI_ALIASED, go = 0;
+    if (go) {
         if (rb != MPI_IN_PLACE && !tinfo(rt, rc, &ti, &err)) {
             b = (size_t)rc * ti.size;
             err = vcmpi_stage_dst1(&s, rb, rc, rt, &ti, 0, &vrb);

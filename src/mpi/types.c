@@ -260,12 +260,20 @@ static int named_n;
 /* dt's size: a predefined type seen before from the table above (no call
    into the library: a hot path's check, alias.c), else MPI's answer; -1
    when MPI has none */
-MPI_Aint vcmpi_type_size(MPI_Datatype dt)
+static const vcmpi_tinfo_t *named(MPI_Datatype dt)
 {
     int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         if (named_cache[i].dt == dt)
-            return (MPI_Aint)named_cache[i].ti.size;
+            return &named_cache[i].ti;
+    return NULL;
+}
+
+MPI_Aint vcmpi_type_size(MPI_Datatype dt)
+{
+    const vcmpi_tinfo_t *t = named(dt);
+    if (t)
+        return (MPI_Aint)t->size;
     MPI_Count size = MPI_UNDEFINED;
     if (PMPI_Type_size_x(dt, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
         return -1;
@@ -274,12 +282,11 @@ MPI_Aint vcmpi_type_size(MPI_Datatype dt)
 
 const char *vcmpi_tinfo(MPI_Datatype dt, vcmpi_tinfo_t *ti)
 {
-    int n = __atomic_load_n(&named_n, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        if (named_cache[i].dt == dt) {
-            *ti = named_cache[i].ti;
-            return NULL;
-        }
+    const vcmpi_tinfo_t *t = named(dt);
+    if (t) {
+        *ti = *t;
+        return NULL;
+    }
     int ni, na, nd, comb, flag = 0;
     vcmpi_tinfo_t *cached;
     if (dt == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
