@@ -10,6 +10,8 @@
 #include "vcoll.h"
 #include "core/ctx.h"
 #include "core/comm.h"
+#include "coll/coll.h"
+#include "coll/registry.h"
 
 /* First statement of every public call that touches library state: under
  * VC_THREAD_MULTIPLE it takes the library lock, and the cleanup attribute
@@ -39,9 +41,17 @@ void api_lock_pass(void);
 #define VC_CHECK_INIT() \
     do { if (!ctx_lib.initialized) return VC_ERR_NOT_INITIALIZED; } while (0)
 
-/* collective argument checks (coll.c) */
-int api_check_comm(vc_comm_t comm);                /* initialized, valid comm */
-int api_check_buf(const void *buf, size_t count);  /* VC_ERR_BUFFER: NULL, count > 0 */
+/* collective argument checks (coll.c; the first two inline: every
+   collective call makes them) */
+static inline int api_check_comm(vc_comm_t comm)   /* initialized, valid comm */
+{
+    VC_CHECK_INIT();
+    return comm_check(comm);
+}
+static inline int api_check_buf(const void *buf, size_t count)  /* NULL, count > 0 */
+{
+    return !buf && count ? VC_ERR_BUFFER : VC_SUCCESS;
+}
 int api_check_op(vc_dtype_t dt, vc_op_t op);       /* built-in or live user op */
 /* coll_alltoall.c: count * n elements of dt addressable (VC_ERR_COUNT,
    VC_ERR_DTYPE); n blocks of buf (cnt[j] elements at dsp[j]) addressable
@@ -56,9 +66,13 @@ int api_check_disjoint(const size_t *cnt, const size_t *dsp, int n);
 /* A checked collective to the collective layer in its form (FORM_BLOCKING,
  * FORM_NONBLOCKING, FORM_PERSISTENT of coll/registry.h): the forms with a
  * request need one (VC_ERR_ARG); v: the vector forms' arrays, or NULL. */
-struct coll_vec;
-int api_coll_run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf, size_t count,
-                 vc_dtype_t dt, vc_op_t op, int root, const struct coll_vec *v,
-                 vc_request_t *req, int form);
+static inline int api_coll_run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf,
+                               size_t count, vc_dtype_t dt, vc_op_t op, int root,
+                               const coll_vec_t *v, vc_request_t *req, int form)
+{
+    if (form != FORM_BLOCKING && !req)
+        return VC_ERR_ARG;
+    return coll_run_form(kind, comm, sbuf, rbuf, count, dt, op, root, v, req, form);
+}
 
 #endif

@@ -58,17 +58,6 @@ int vc_coll_set_alg(vc_comm_t comm, const char *collective, const char *algorith
 
 /* ---- argument checking ---- */
 
-int api_check_buf(const void *buf, size_t count)
-{
-    return !buf && count ? VC_ERR_BUFFER : VC_SUCCESS;
-}
-
-int api_check_comm(vc_comm_t comm)
-{
-    VC_CHECK_INIT();
-    return comm_check(comm) ? VC_ERR_COMM : VC_SUCCESS;
-}
-
 int api_check_op(vc_dtype_t dt, vc_op_t op)
 {
     if (!ops_is_user(op))
@@ -121,15 +110,6 @@ static int check_reduce(const void *sbuf, void *rbuf, size_t count, vc_dtype_t d
 /* ---- the calls: each collective is one function of the form (registry.h:
    FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT), so the three public
    forms share every check and differ only in the request they ask for ---- */
-
-int api_coll_run(int kind, vc_comm_t comm, const void *sbuf, void *rbuf, size_t count,
-                 vc_dtype_t dt, vc_op_t op, int root, const coll_vec_t *v,
-                 vc_request_t *req, int form)
-{
-    if (form != FORM_BLOCKING && !req)
-        return VC_ERR_ARG;
-    return coll_run_form(kind, comm, sbuf, rbuf, count, dt, op, root, v, req, form);
-}
 
 static int barrier(vc_comm_t comm, vc_request_t *req, int form)
 {

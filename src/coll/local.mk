@@ -5,7 +5,7 @@ libvcoll_int_la_SOURCES += \
 	src/coll/coll.h src/coll/sched.h src/coll/sched.c src/coll/exec.c \
 	src/coll/fold.h src/coll/fold.c \
 	src/coll/registry.h src/coll/registry.c src/coll/select.c \
-	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h \
+	src/coll/rules.h src/coll/rules.c src/coll/rules_builtin.c src/coll/shm_run.h src/coll/shm_slots.h \
 	src/coll/setup.c src/coll/route.c src/coll/comm_split.c src/coll/comm_graph.c src/coll/graph.h \
 	src/coll/barrier_dissemination.c src/coll/barrier_linear.c \
 	src/coll/bcast_binomial.c src/coll/bcast_scatter_allgather.c \

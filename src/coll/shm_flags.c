@@ -31,17 +31,13 @@
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
+#include "shm_slots.h"
 #include "progress/progress.h"
 #include "boot/boot.h"
 #include "core/comm.h"
 #include "net/net.h"
 #include "dtype/dtype.h"
 #include "p2p/p2p.h"
-
-typedef struct shm_slot {
-    uint64_t seq;
-    uint8_t data[NET_SHM_SLOT_BYTES - 8];
-} shm_slot_t;
 
 /* The slots are per world rank, and only one communicator's calls may
    count through them: the world's (context id 0, no other has it). */
@@ -52,37 +48,19 @@ int coll_shm_eligible(const struct vc_comm *comm, size_t bytes)
            cs->boot->local_size == cs->size && bytes <= sizeof(((shm_slot_t *)0)->data);
 }
 
-_Static_assert((NET_SHM_BLK_DEPTH & (NET_SHM_BLK_DEPTH - 1)) == 0 && NET_SHM_BLK_DEPTH >= 2,
-               "the blocking ring's depth is a power of two, at least 2");
-
-/* The slots of set `first` (0: the blocking calls' ring; PSET_FIRST(k):
-   persistent request k, two alternate slots) for call `seq`: rank's, one
-   lookup of the node's slots. */
-#define PSET_FIRST(k) (NET_SHM_BLK_DEPTH + 2 * (k))
-static shm_slot_t *slot_of(shm_slot_t *base, int first, int rank, uint64_t seq)
-{
-    int i = first ? first + (int)(seq & 1) : (int)(seq & (NET_SHM_BLK_DEPTH - 1));
-    return &base[rank * NET_SHM_SLOTS + i];
-}
-
-static __attribute__((noinline)) shm_slot_t *slots_lookup(coll_state_t *cs)
+/* the node's slots, the first time (shm_slots.h: every call after loads
+   the pointer) */
+__attribute__((noinline)) shm_slot_t *coll_flags_slots_lookup(coll_state_t *cs)
 {
     void *b = cs->node_net->ops->node_slots(cs->node_net);
     __atomic_store_n(&cs->flag_slots, b, __ATOMIC_RELAXED);
     return b;
 }
 
-/* every poll of a wait asks: one load after the first */
-static inline shm_slot_t *slots(const struct vc_comm *comm)
-{
-    void *b = __atomic_load_n(&comm->coll->flag_slots, __ATOMIC_RELAXED);
-    return b ? b : slots_lookup(comm->coll);
-}
-
 void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, size_t bytes,
                         uint64_t seq)
 {
-    shm_slot_t *mine = slot_of(slots(comm), first, comm->coll->rank, seq);
+    shm_slot_t *mine = coll_slot_of(coll_flags_slots(comm), first, comm->coll->rank, seq);
     if (bytes) {    /* (an empty line, a barrier's or a root's: the flag alone) */
         coll_line_w_t w = {.data = mine->data};
         coll_line_put(&w, 0, in, bytes);
@@ -95,10 +73,12 @@ void coll_flags_publish(const struct vc_comm *comm, int first, const void *in, s
    stopped instead of scanning every rank again on each poll */
 int coll_flags_ready(const struct vc_comm *comm, int first, uint64_t seq, int *from)
 {
-    shm_slot_t *base = slots(comm);
-    for (; *from < comm->coll->size; (*from)++)
-        if (__atomic_load_n(&slot_of(base, first, *from, seq)->seq, __ATOMIC_ACQUIRE) < seq)
+    shm_slot_t *base = coll_flags_slots(comm);
+    for (; *from < comm->coll->size; (*from)++) {
+        const uint64_t *w = &coll_slot_of(base, first, *from, seq)->seq;
+        if (__atomic_load_n(w, __ATOMIC_ACQUIRE) < seq)
             return 0;
+    }
     return 1;
 }
 
@@ -113,10 +93,10 @@ void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, siz
     uint8_t acc[sizeof(((shm_slot_t *)0)->data)] __attribute__((aligned(16)));
     if (!bytes)
         return;
-    shm_slot_t *base = slots(comm);
-    memcpy(acc, slot_of(base, first, 0, seq)->data + at, bytes);
+    shm_slot_t *base = coll_flags_slots(comm);
+    memcpy(acc, coll_slot_of(base, first, 0, seq)->data + at, bytes);
     for (int r = 1; r < comm->size; r++)
-        dtype_reduce3(acc, acc, slot_of(base, first, r, seq)->data + at, count, dt, op);
+        dtype_reduce3(acc, acc, coll_slot_of(base, first, r, seq)->data + at, count, dt, op);
     memcpy(rbuf, acc, bytes);
 }
 
@@ -141,15 +121,6 @@ int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq)
     return VC_SUCCESS;
 }
 
-unsigned char *coll_flags_line(const struct vc_comm *comm, int rank, uint64_t seq,
-                               const uint64_t **seqw, size_t *cap)
-{
-    shm_slot_t *s = slot_of(slots(comm), 0, rank, seq);
-    *seqw = &s->seq;
-    *cap = sizeof s->data;
-    return s->data;
-}
-
 /* Call k reuses the slot of call k - D: every rank must have started call
    k - D + 1. Waiting for exactly that (not for k - 1) is what lets a root
    run ahead. One look at call k - 1 first, without waiting: where every
@@ -157,11 +128,9 @@ unsigned char *coll_flags_line(const struct vc_comm *comm, int rank, uint64_t se
    call is still in its cache) the next D - 2 calls need no look at all;
    settling for k - D + 1 only had each call re-read lines the others were
    writing (np 2 bcast loop: 2/3 of both ranks' time in these loads). */
-int coll_flags_settle(const struct vc_comm *comm, coll_comm_t *cc, uint64_t k)
+int coll_flags_settle_look(const struct vc_comm *comm, coll_comm_t *cc, uint64_t k)
 {
     const uint64_t lag = NET_SHM_BLK_DEPTH - 1;
-    if (k <= lag || cc->flags_seen >= k - lag)
-        return VC_SUCCESS;
     int from = 0;
     if (coll_flags_ready(comm, 0, k - 1, &from)) {
         cc->flags_seen = k - 1;
@@ -216,10 +185,10 @@ static int flags_alltoall(const struct vc_comm *comm, coll_comm_t *cc, const voi
                                  (size_t)p * bytes, k);
     if (rc || !bytes)
         return rc;
-    shm_slot_t *base = slots(comm);
+    shm_slot_t *base = coll_flags_slots(comm);
     for (int r = 0; r < p; r++)
         memcpy((uint8_t *)rbuf + (size_t)r * bytes,
-               slot_of(base, 0, r, k)->data + (size_t)me * bytes, bytes);
+               coll_slot_of(base, 0, r, k)->data + (size_t)me * bytes, bytes);
     return VC_SUCCESS;
 }
 
@@ -243,12 +212,12 @@ static int flags_allgather(const coll_call_t *c, coll_comm_t *cc)
     int rc = coll_flags_exchange(comm, cc, in, mine, k);
     if (rc)
         return rc;
-    shm_slot_t *base = slots(comm);
+    shm_slot_t *base = coll_flags_slots(comm);
     for (int r = 0; r < p; r++) {
         size_t n = coll_blk_bytes(c, r, es);
         if (n && !(r == me && c->sbuf == VC_IN_PLACE))
             memcpy(rb + coll_blk_off(c, r, es),
-                   slot_of(base, 0, r, k)->data, n);
+                   coll_slot_of(base, 0, r, k)->data, n);
     }
     return VC_SUCCESS;
 }
@@ -279,12 +248,12 @@ static int flags_barrier_release(const struct vc_comm *comm, coll_comm_t *cc)
         while (!coll_flags_ready(comm, 0, k, &from))
             if ((rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check, who)))
                 return rc;
-        coll_flags_publish(comm, 0, NULL, 0, k);
+        coll_flags_publish_empty(comm, k);
         cc->flags_seen = k;
         return VC_SUCCESS;
     }
-    coll_flags_publish(comm, 0, NULL, 0, k);
-    const shm_slot_t *r0 = slot_of(slots(comm), 0, 0, k);
+    coll_flags_publish_empty(comm, k);
+    const shm_slot_t *r0 = coll_slot_of(coll_flags_slots(comm), 0, 0, k);
     while (__atomic_load_n(&r0->seq, __ATOMIC_ACQUIRE) < k)
         if ((rc = prog_wait_step(p2p_prog(comm->p2p), comm, &idle, &next_check, who)))
             return rc;

@@ -25,6 +25,7 @@
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
+#include "shm_slots.h"
 #include "core/comm.h"
 #include "core/log.h"
 #include "dtype/dtype.h"
@@ -166,7 +167,7 @@ int coll_flags_alltoallv(const coll_call_t *c)
     err = rc;
     rc = write_line(c, line, cap, tag, &q, &nreq);
     err = err ? err : rc;
-    coll_flags_publish(comm, 0, NULL, 0, k);
+    coll_flags_publish_empty(comm, k);
     size_t own = c->v->counts[me] * es, mine = c->v->rcounts[me] * es;
     if (own)
         memcpy((unsigned char *)c->rbuf + c->v->rdispls[me] * es,

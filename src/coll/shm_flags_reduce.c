@@ -17,6 +17,7 @@
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
+#include "shm_slots.h"
 #include "dtype/dtype.h"
 #include "net/net.h"
 
@@ -35,7 +36,7 @@ int coll_flags_reduce(const coll_call_t *c)
         coll_flags_publish(comm, 0, c->sbuf, bytes, k);
         return VC_SUCCESS;
     }
-    coll_flags_publish(comm, 0, NULL, 0, k);
+    coll_flags_publish_empty(comm, k);
     const void *in = c->sbuf == VC_IN_PLACE ? c->rbuf : c->sbuf;
     if (!bytes) {
         /* nothing to fold, but the lines of call k must still be seen

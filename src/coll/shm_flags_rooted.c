@@ -32,6 +32,7 @@
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
+#include "shm_slots.h"
 #include "core/comm.h"
 #include "core/log.h"
 #include "dtype/dtype.h"
@@ -91,11 +92,6 @@ int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int 
             return rc;
     }
     return VC_SUCCESS;
-}
-
-static void publish(const struct vc_comm *comm, uint64_t k)
-{
-    coll_flags_publish(comm, 0, NULL, 0, k);
 }
 
 /* a block that does not fit the line, by message (tag: this call's) */
@@ -177,7 +173,7 @@ int coll_flags_gather(const coll_call_t *c)
                 memcpy(line, &len, 8);
             }
         }
-        publish(comm, k);
+        coll_flags_publish_empty(comm, k);
         if (rc || !r) {
             if (r)
                 req_free(r);    /* done: it failed */
@@ -186,7 +182,7 @@ int coll_flags_gather(const coll_call_t *c)
         return coll_flags_finish(comm, &r, NULL, 1, VC_SUCCESS);
     }
 
-    publish(comm, k);   /* nothing in it: says I am past call k-1 */
+    coll_flags_publish_empty(comm, k);   /* nothing in it: says I am past call k-1 */
     unsigned char *rb = c->rbuf;
     /* blocks too big for a line come by message: post those receives
        first, so an eager one finds its buffer (a sender that disagrees is
@@ -290,10 +286,10 @@ int coll_flags_bcast(const coll_call_t *c)
         coll_line_put(&w, 0, &n, 8);
         coll_line_put(&w, 8, c->rbuf, (size_t)n);
         coll_line_end(&w);
-        publish(comm, k);
+        coll_flags_publish_empty(comm, k);
         return VC_SUCCESS;
     }
-    publish(comm, k);   /* empty: I am past call k-1 */
+    coll_flags_publish_empty(comm, k);   /* empty: I am past call k-1 */
     const unsigned char *src;
     int first;
     if ((rc = coll_flags_await_line(comm, c->root, k, 0, 0, NULL, &first, &src)))
@@ -324,7 +320,7 @@ int coll_flags_scatter(const coll_call_t *c)
         return rc;
 
     if (me != root) {
-        publish(comm, k);   /* empty: I am past call k-1 */
+        coll_flags_publish_empty(comm, k);   /* empty: I am past call k-1 */
         size_t n = c->count * es;
         /* a block over its share comes by message: receive it at once, so
            an eager one finds its buffer */
@@ -400,7 +396,8 @@ int coll_flags_scatter(const coll_call_t *c)
         if (e.len != COLL_FLAGS_BY_MSG)
             continue;
         if (nreq == (int)(sizeof req / sizeof req[0])) {
-            publish(comm, k);   /* (waiting on sends whose ranks wait on the line) */
+            /* (waiting on sends whose ranks wait on the line) */
+            coll_flags_publish_empty(comm, k);
             if ((rc = coll_flags_finish(comm, req, NULL, nreq, VC_SUCCESS)))
                 break;
             nreq = 0;
@@ -429,7 +426,7 @@ int coll_flags_scatter(const coll_call_t *c)
             memcpy(line + (size_t)r * sizeof e, &e, sizeof e);
         }
     }
-    publish(comm, k);
+    coll_flags_publish_empty(comm, k);
     size_t own = coll_blk_bytes(c, root, es);    /* fits rbuf: the API checked */
     if (c->rbuf != VC_IN_PLACE && own)
         memcpy(c->rbuf, sb + coll_blk_off(c, root, es), own);

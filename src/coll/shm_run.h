@@ -45,17 +45,7 @@ int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq);
 void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, size_t at,
                         void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op);
 
-/* The blocking calls' slots (set 0, a ring of NET_SHM_BLK_DEPTH = D):
-   before my line of call k overwrites that of call k-D, every rank must be
-   past k-D (its k-D+1 line is there). Free while the last call every line
-   of which I saw is recent enough; else one look at call k-1, then it
-   waits. */
-struct coll_comm;
-int coll_flags_settle(const struct vc_comm *comm, struct coll_comm *cc, uint64_t k);
-/* rank's line of call seq in the blocking set: its data (*cap bytes) and
-   its sequence word (published last, with release order) */
-unsigned char *coll_flags_line(const struct vc_comm *comm, int rank, uint64_t seq,
-                               const uint64_t **seqw, size_t *cap);
+/* the slots themselves, and finding a call's line: shm_slots.h */
 /* Writing a line: the reader polls the sequence word, on the slot's first
  * cache line with the first COLL_LINE_HEAD bytes of the data. Bytes past
  * that line go straight in; the line's own are staged and written in one

@@ -32,7 +32,11 @@ static inline int comm_world_rank(const struct vc_comm *c, int r)
     return c->world ? c->world[r] : r;
 }
 
-/* validation used by every public call: VC_SUCCESS or VC_ERR_COMM */
-int comm_check(vc_comm_t c);
+/* validation used by every public call: VC_SUCCESS or VC_ERR_COMM
+   (inline: every call asks) */
+static inline int comm_check(vc_comm_t c)
+{
+    return !c || c->magic != COMM_MAGIC ? VC_ERR_COMM : VC_SUCCESS;
+}
 
 #endif

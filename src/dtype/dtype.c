@@ -8,20 +8,6 @@ static int is_pair(vc_dtype_t dt)
            dt == VC_INT64_INT;
 }
 
-int dtype_bytes(vc_dtype_t dt, size_t count, size_t *bytes)
-{
-    size_t s = dtype_size(dt);
-    if (!s)
-        return VC_ERR_DTYPE;
-    /* every call checks this: a multiply with overflow flag, not the
-       64-bit divide SIZE_MAX / s (tens of cycles per collective call) */
-    size_t b;
-    if (__builtin_mul_overflow(count, s, &b) || b > (size_t)INT64_MAX)
-        return VC_ERR_COUNT;
-    *bytes = b;
-    return VC_SUCCESS;
-}
-
 int dtype_op_check(vc_dtype_t dt, vc_op_t op)
 {
     if (!dtype_size(dt))

@@ -45,8 +45,21 @@ vc_dtype_t dtype_opaque(size_t size);
 /* VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_OP (built-in ops only; user ops are
  * checked by the collective layer) */
 int dtype_op_check(vc_dtype_t dt, vc_op_t op);
-/* count*size in bytes: VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_COUNT on overflow */
-int dtype_bytes(vc_dtype_t dt, size_t count, size_t *bytes);
+/* count*size in bytes: VC_SUCCESS, VC_ERR_DTYPE or VC_ERR_COUNT on overflow
+   (inline: every call checks its counts) */
+static inline int dtype_bytes(vc_dtype_t dt, size_t count, size_t *bytes)
+{
+    size_t s = dtype_size(dt);
+    if (!s)
+        return VC_ERR_DTYPE;
+    /* a multiply with overflow flag, not the 64-bit divide SIZE_MAX / s
+       (tens of cycles per collective call) */
+    size_t b;
+    if (__builtin_mul_overflow(count, s, &b) || b > (size_t)INT64_MAX)
+        return VC_ERR_COUNT;
+    *bytes = b;
+    return VC_SUCCESS;
+}
 /* inout[i] = inout[i] op in[i] for i < count. dt/op already validated.
  * The combination order is the caller's: schedules keep it rank-independent. */
 void dtype_reduce(void *inout, const void *in, size_t count, vc_dtype_t dt, vc_op_t op);
