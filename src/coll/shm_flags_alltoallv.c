@@ -83,7 +83,7 @@ static int write_line(const coll_call_t *c, unsigned char *line, size_t cap, int
             else if (s)
                 q->req[(*nreq)++] = s;
         }
-        coll_line_put(&w, (size_t)r * sizeof e, &e, sizeof e);
+        coll_line_put8(&w, (size_t)r * sizeof e, &e);
     }
     coll_line_end(&w);
     return rc;

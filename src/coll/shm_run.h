@@ -74,6 +74,21 @@ static inline void coll_line_put(coll_line_w_t *w, size_t off, const void *src, 
         memcpy(w->data + off, s, n);
 }
 
+/* an 8-byte word at an offset that is a multiple of 8 (a table entry, a
+   length word): on one side of the head's end, so a fixed-size move (a
+   put of a variable offset is a call to memcpy per entry) */
+static inline void coll_line_put8(coll_line_w_t *w, size_t off, const void *src)
+{
+    _Static_assert(COLL_LINE_HEAD % 8 == 0, "8-byte words do not straddle the head");
+    if (off < COLL_LINE_HEAD) {
+        memcpy(w->head + off, src, 8);
+        if (off + 8 > w->hn)
+            w->hn = off + 8;
+    } else {
+        memcpy(w->data + off, src, 8);
+    }
+}
+
 static inline void coll_line_end(coll_line_w_t *w)
 {
     if (w->hn)
@@ -131,10 +146,12 @@ int coll_flags_exchange(const struct vc_comm *comm, struct coll_comm *cc, const 
 typedef struct {
     uint32_t off, len;
 } coll_flags_ent_t;
+_Static_assert(sizeof(coll_flags_ent_t) == 8, "an entry is one word (coll_line_put8)");
 static inline size_t coll_flags_share(size_t cap, int p)
 {
     size_t table = (size_t)p * sizeof(coll_flags_ent_t);
-    return p > 1 && cap > table ? (cap - table) / (size_t)(p - 1) : 0;
+    /* (a line is a few KiB: a 32-bit divide, on the way to publishing) */
+    return p > 1 && cap > table ? (uint32_t)(cap - table) / (uint32_t)(p - 1) : 0;
 }
 
 /* The steps the rooted calls and alltoallv share (shm_flags_rooted.c):
