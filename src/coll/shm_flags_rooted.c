@@ -369,21 +369,16 @@ int coll_flags_scatter(const coll_call_t *c)
     int nreq = 0, failed = 0, bymsg = 0;
     size_t used = (size_t)p * sizeof(coll_flags_ent_t), fit = coll_flags_share(cap, p);
     coll_line_w_t w = {.data = line};
-    /* the blocks' counts and offsets read once: the loop runs before the
-       line is published, which every other rank waits for, and the
-       compiler cannot keep them across the writes into the line */
-    const size_t *cnt = coll_kind_vector(c->kind) ? c->v->counts : NULL;
-    const size_t *dsp = cnt ? c->v->displs : NULL;
     for (int i = 1; i <= p; i++) {
         int r = coll_flags_after(root, i, p);
-        size_t n = (cnt ? cnt[r] : c->count) * es;
+        size_t n = coll_blk_bytes(c, r, es);
         coll_flags_ent_t e = {0, 0};
         if (r == root) {
             /* its own block is copied locally */
         } else if (n <= fit) {
             e = (coll_flags_ent_t){(uint32_t)used, (uint32_t)n};
             if (n)
-                coll_line_put(&w, used, sb + (cnt ? dsp[r] : (size_t)r * c->count) * es, n);
+                coll_line_put(&w, used, sb + coll_blk_off(c, r, es), n);
             used += n;
         } else {
             e.len = COLL_FLAGS_BY_MSG;

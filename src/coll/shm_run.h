@@ -74,9 +74,9 @@ static inline void coll_line_put(coll_line_w_t *w, size_t off, const void *src, 
         memcpy(w->data + off, s, n);
 }
 
-/* an 8-byte word at an offset that is a multiple of 8 (a table entry, a
-   length word): on one side of the head's end, so a fixed-size move (a
-   put of a variable offset is a call to memcpy per entry) */
+/* an 8-byte word at an offset that is a multiple of 8 (a table entry):
+   on one side of the head's end, so a fixed-size move (coll_line_put at
+   a variable offset is a memcpy of variable length per entry) */
 static inline void coll_line_put8(coll_line_w_t *w, size_t off, const void *src)
 {
     _Static_assert(COLL_LINE_HEAD % 8 == 0, "8-byte words do not straddle the head");

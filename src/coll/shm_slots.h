@@ -1,6 +1,6 @@
 /*
  * shm_slots.h -- the node's flag slots as the "flags" algorithms see them
- * (shm_flags*.c, exec.c): a slot's layout, finding rank's slot of a call,
+ * (shm_flags*.c): a slot's layout, finding rank's slot of a call,
  * and the steps every small call takes (my line, an empty line published,
  * the check that the ring may be written) inline. Those steps sit on the
  * path of every small blocking call on a node, on every rank; as calls

@@ -62,15 +62,14 @@ int vcmpi_alias_block(const void *one, int oc, MPI_Datatype ot, const void *many
 {
     /* MPICH counts the offset me * mc in an int: where that overflows,
        its address is not this one, so no answer here is safe but "no" */
-    return one != MPI_IN_PLACE && ot == mt && oc == mc && oc != 0 &&
-           (MPI_Aint)me * mc <= INT_MAX && at(one, many, (MPI_Aint)me * mc, mt) &&
-           vcmpi_alias_checks();
+    return vcmpi_alias_checks() && one != MPI_IN_PLACE && ot == mt && oc == mc && oc != 0 &&
+           (MPI_Aint)me * mc <= INT_MAX && at(one, many, (MPI_Aint)me * mc, mt);
 }
 
 int vcmpi_alias_vblock(const void *one, int oc, MPI_Datatype ot, const void *many,
                        const int mcs[], const int ds[], MPI_Datatype mt, int me)
 {
-    return one != MPI_IN_PLACE && ot == mt && oc != 0 && mcs && ds && mcs[me] != 0 &&
-           at(one, many, ds[me], mt) && vcmpi_alias_checks();
+    return vcmpi_alias_checks() && one != MPI_IN_PLACE && ot == mt && oc != 0 && mcs && ds &&
+           mcs[me] != 0 && at(one, many, ds[me], mt);
 }
 #endif

@@ -304,7 +304,7 @@ int vcmpi_alias_vblock(const void *one, int oc, MPI_Datatype ot, const void *man
 #endif
 static inline int vcmpi_aliased(const void *sb, const void *rb)
 {
-    return VCMPI_ALIAS_CHECKS && sb == rb && sb != MPI_IN_PLACE && vcmpi_alias_checks();
+    return VCMPI_ALIAS_CHECKS && vcmpi_alias_checks() && sb == rb && sb != MPI_IN_PLACE;
 }
 #define VCMPI_ALIASED "send and receive buffer are one: the MPI reports it"
 
