@@ -109,8 +109,31 @@ static void setup(void)
                 "collectives use MPI\n", rc ? ", here: " : "", rc ? vc_strerror(rc) : "");
 }
 
+/* Open MPI 4.1's treematch topology component exchanges a distributed
+   graph's edges on the parent communicator before it agrees on the new
+   one's context id: its receives there take any source with tags -50 and
+   -51, and the agreement's non-blocking allreduces on the same parent take
+   the next tags of the parent's non-blocking sequence, which passes -50
+   and -51 after two dozen such collectives. Where the two meet, a rank can
+   take a faster rank's allreduce message for an edge, and the job hangs.
+   Which creation they meet in depends on how many non-blocking
+   collectives the parent has run; vcoll takes the program's, so the
+   drop-in moves the meeting point (MPICH's topo/distgraph1 hung in 6 of 20
+   runs preloaded, none plain; plain Open MPI hangs there too once the
+   program adds one MPI_Comm_dup at the start: 6 of 20). The base component
+   makes the communicator first and exchanges the edges on it, where
+   nothing else runs yet: it is used unless the user chose components. */
+static void avoid_treematch(void)
+{
+#if defined(OPEN_MPI)
+    if (!getenv("OMPI_MCA_topo"))
+        setenv("OMPI_MCA_topo", "^treematch", 0);
+#endif
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
+    avoid_treematch();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         setup();
@@ -119,6 +142,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    avoid_treematch();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         setup();

@@ -1058,13 +1058,73 @@ static void t_comm_threads(void)
         MPI_Comm_free(&tparent[t]);
 }
 
+/* 15. A distributed graph made on a communicator that has run a couple of
+   dozen non-blocking collectives. Open MPI 4.1's treematch component
+   exchanges the edges on the parent before it agrees on the new context
+   id, receiving from any source with tags -50 and -51, which the parent's
+   non-blocking sequence (the agreement's own allreduces included) also
+   reaches: where they meet, a rank can take a faster rank's allreduce
+   message for an edge and the job hangs. Here the world's sequence meets
+   them in the last creation as the drop-in used to run it (its dup of the
+   world at MPI_Init added three): 8 ranks hung in 7 of 10 runs, plain in
+   none; the drop-in now keeps Open MPI off treematch. Only by name, as the
+   first thing the program does: its place in the world's sequence is the
+   test. */
+static void t_dgraph_world(void)
+{
+    int n = size, p = 0, in = -1, out = -1, weighted = 0;
+    int *src = xmalloc(sizeof(int) * (size_t)(n * n)), *dst = xmalloc(sizeof(int) * (size_t)(n * n));
+    int *w = xmalloc(sizeof(int) * (size_t)(n * n)), *deg = xmalloc(sizeof(int) * (size_t)(n * n));
+    MPI_Comm g, d;
+    for (int j = 0; j < n; j++) {
+        src[j] = dst[j] = j;
+        w[j] = (j + 1) * (rank + 1);
+    }
+    /* complete graphs, each rank giving its own edges; each checked on a
+       copy, as a program verifying it would */
+    for (int k = 0; k < 7; k++) {
+        step("adjacent graph %d", k);
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, src, w, n, dst, w, MPI_INFO_NULL,
+                                       k & 1, &g);
+        MPI_Barrier(g);
+        if (k != 2) {
+            MPI_Comm_dup(g, &d);
+            MPI_Comm_free(&d);
+        }
+        MPI_Comm_free(&g);
+    }
+    /* the complete graph again, all of it given by rank 0 */
+    if (rank == 0)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                src[p] = i;
+                deg[p] = 1;
+                dst[p] = j;
+                w[p++] = (i + 1) * (j + 1);
+            }
+    step("graph from rank 0");
+    MPI_Dist_graph_create(MPI_COMM_WORLD, p, src, deg, dst, w, MPI_INFO_NULL, 0, &g);
+    MPI_Barrier(g);
+    MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted);
+    NEED(in == n && out == n && weighted, "graph from rank 0: %d in, %d out, weighted %d; "
+         "want %d, %d, 1", in, out, weighted, n, n);
+    MPI_Comm_free(&g);
+    free(src);
+    free(dst);
+    free(w);
+    free(deg);
+}
+
 static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"strided_gather", t_strided_gather}, {"mixed_layouts", t_mixed_layouts},
     {"isend_before_coll", t_isend_before_coll}, {"recv_with_icoll", t_recv_with_icoll},
     {"fallback_first", t_fallback_first}, {"ibarrier_fresh", t_ibarrier_fresh},
     {"user_ops", t_user_ops}, {"holes_ops", t_holes_ops}, {"bcast_c", t_bcast_c}, {"inplace", t_inplace},
     {"type_zoo", t_type_zoo}, {"zero_counts", t_zero_counts}, {"comm_threads", t_comm_threads}, {"aliased", t_aliased},
+    {"dgraph_world", t_dgraph_world},
 };
+/* from here on only by name (not in "all") */
+#define TESTS_IN_ALL 14
 
 int main(int argc, char **argv)
 {
@@ -1080,7 +1140,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     verbose = getenv("MPI_STD_VERBOSE") && strcmp(getenv("MPI_STD_VERBOSE"), "0");
     for (size_t t = 0; argc > 1 && t < sizeof tests / sizeof *tests; t++)
-        if (!strcmp(argv[1], "all") || !strcmp(argv[1], tests[t].name)) {
+        if ((!strcmp(argv[1], "all") && t < TESTS_IN_ALL) || !strcmp(argv[1], tests[t].name)) {
             test = tests[t].name;
             tests[t].fn();
             if (test)   /* NULL: the subtest printed its own skip line */
