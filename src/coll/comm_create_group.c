@@ -5,9 +5,9 @@
  *
  * The members agree on a context id as vc_comm_split does (comm_split.c:
  * the maximum of next_ctx, held and checked in a second round), but over
- * the parent's point-to-point traffic with the caller's tag, through the
- * first listed rank: creation is rare and the group may be any subset, so
- * a linear exchange is enough.
+ * the parent's point-to-point traffic with the caller's tag, over a
+ * binomial tree on the members' list (the group may be any subset of the
+ * parent, so its own collectives do not apply).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,31 +56,50 @@ static int check_list(const struct vc_comm *comm, int n, const int ranks[], int 
     return rc;
 }
 
-/* the group's maximum or minimum of one value each, through the first
-   listed rank */
+/* the group's maximum or minimum of one value each */
 typedef struct {
     struct vc_comm *comm;
     int n, me, tag;
     const int *ranks;
 } group_t;
 
+static uint32_t fold(vc_op_t op, uint32_t a, uint32_t b)
+{
+    return op == VC_MAX ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+/* Over a binomial tree on the list's indices, rooted at the first listed
+   rank: each member folds its children's values into its own and passes
+   the result up, then the root's answer comes back down. The parent of
+   index i is i without its lowest set bit, its children i + 1, i + 2, ...
+   below that bit. Why not a linear exchange through the first rank: that
+   rank handled 2 (n - 1) messages a round, one after another, and made a
+   connection to every member (a twin of a 10,000-rank MPI_Comm_dup through
+   the drop-in: 10,000 RC queue pairs on one rank, test/verbs/mp_ondemand.c
+   counts them). Here a round is 2 log2 n steps deep and a member talks to
+   at most log2 n + 1 others. Messages between two members go one way per
+   phase (a child's up, its parent's down), and one sender's messages on
+   one tag arrive in order, so rounds cannot mix. */
 static int group_reduce(void *arg, uint32_t v, vc_op_t op, uint32_t *out)
 {
     const group_t *g = arg;
-    int rc;
-    if (g->me != 0) {
-        if ((rc = xfer(g->comm, 1, &v, g->ranks[0], g->tag)))
+    int me = g->me, n = g->n, rc, low = 1;
+    uint32_t r = v, c;
+    /* up: children from the smallest subtree, the one done first */
+    for (; low < n && !(me & low); low <<= 1)
+        if (me + low < n) {
+            if ((rc = xfer(g->comm, 0, &c, g->ranks[me + low], g->tag)))
+                return rc;
+            r = fold(op, r, c);
+        }
+    if (me) {
+        if ((rc = xfer(g->comm, 1, &r, g->ranks[me - low], g->tag)) ||
+            (rc = xfer(g->comm, 0, &r, g->ranks[me - low], g->tag)))
             return rc;
-        return xfer(g->comm, 0, out, g->ranks[0], g->tag);
     }
-    uint32_t r = v;
-    for (int i = 1; i < g->n; i++) {
-        if ((rc = xfer(g->comm, 0, &v, g->ranks[i], g->tag)))
-            return rc;
-        r = op == VC_MAX ? (v > r ? v : r) : (v < r ? v : r);
-    }
-    for (int i = 1; i < g->n; i++)
-        if ((rc = xfer(g->comm, 1, &r, g->ranks[i], g->tag)))
+    /* down: the biggest subtree first, its chain is the longest */
+    for (low >>= 1; low > 0; low >>= 1)
+        if (me + low < n && (rc = xfer(g->comm, 1, &r, g->ranks[me + low], g->tag)))
             return rc;
     *out = r;
     return VC_SUCCESS;

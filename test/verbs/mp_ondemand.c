@@ -2,6 +2,9 @@
  * mp_ondemand.c -- RC connections are made on demand (issue #10 part 4):
  *  - after vc_init no RC QP exists, and the endpoint data this rank
  *    published does not depend on the job size;
+ *  - making a group of every rank, listed last rank first, connects each
+ *    member to its parent and children in a binomial tree on the list,
+ *    exactly those (the first listed rank used to talk to every member);
  *  - after a ring exchange (send right, receive left) exactly the ring
  *    neighbours that RC serves are connected, one QP each: the left one
  *    was connected by its own first send, so this side only answered;
@@ -38,6 +41,18 @@
 static int rc_served(int peer)
 {
     return ctx_lib.rc && peer != mp_rank && ctx_lib.prog.net_of[peer] == ctx_lib.rc;
+}
+
+/* the peers the phases so far must have connected, by the ranks' own
+   arithmetic */
+static unsigned char *expect;
+
+static int expected(void)
+{
+    int n = 0;
+    for (int p = 0; p < mp_size; p++)
+        n += expect[p] && rc_served(p);
+    return n;
 }
 
 static int ceil_log2(int p)
@@ -149,6 +164,36 @@ int main(int argc, char **argv)
     if (boot_put_bytes(&ctx_lib.boot) > 1024)
         FAIL("published %zu B of endpoint data at %d ranks", boot_put_bytes(&ctx_lib.boot), mp_size);
 
+    expect = calloc((size_t)mp_size, 1);
+    int *list = malloc(sizeof(int) * (size_t)mp_size);
+    if (!expect || !list)
+        return 1;
+
+    /* a group made by its members agrees on its context id over a binomial
+       tree on its list: index i's parent is i less its lowest set bit, its
+       children i + 1, i + 2, ... below that bit (the root, index 0: all
+       powers of two) */
+    for (int i = 0; i < mp_size; i++)
+        list[i] = mp_size - 1 - i;
+    vc_comm_t g;
+    OK(vc_comm_create_group(VC_COMM_WORLD, mp_size, list, 11, &g));
+    int idx = mp_size - 1 - mp_rank, low = 1;
+    for (; low < mp_size && !(idx & low); low <<= 1)
+        if (idx + low < mp_size)
+            expect[list[idx + low]] = 1;
+    if (idx)
+        expect[list[idx - low]] = 1;
+    int grank = -1;
+    OK(vc_comm_rank(g, &grank));
+    if (grank != idx)
+        FAIL("group: rank %d, want %d (its place in the list)", grank, idx);
+    OK(vc_comm_free(&g));
+    settle(&u);
+    report("group", &u);
+    if (u.rc_qps != expected() || u.rc_up != expected())
+        FAIL("after making a group: %d RC QPs, %d connected; want exactly %d (its tree "
+             "neighbours that RC serves)", u.rc_qps, u.rc_up, expected());
+
     /* ring */
     int right = (mp_rank + 1) % mp_size, left = (mp_rank - 1 + mp_size) % mp_size;
     int out = mp_rank * 7 + 1, in = -1;
@@ -156,12 +201,13 @@ int main(int argc, char **argv)
                    VC_STATUS_IGNORE));
     if (in != left * 7 + 1)
         FAIL("ring: got %d from rank %d, want %d", in, left, left * 7 + 1);
-    int want = rc_served(right) + (left != right && rc_served(left));
+    expect[right] = expect[left] = 1;
+    int want = expected();
     settle(&u);
     report("ring", &u);
     if (u.rc_qps != want || u.rc_up != want)
         FAIL("after the ring: %d RC QPs, %d connected; want exactly %d (the RC-served "
-             "neighbours)", u.rc_qps, u.rc_up, want);
+             "neighbours and the group's tree)", u.rc_qps, u.rc_up, want);
 
     /* collectives: O(log p) more */
     OK(vc_barrier(VC_COMM_WORLD));
@@ -174,7 +220,7 @@ int main(int argc, char **argv)
     int bound = want + 2 * ceil_log2(mp_size);
     if (u.rc_qps > bound || u.rc_up != u.rc_qps)
         FAIL("after a barrier and an allreduce: %d RC QPs (%d connected); want at most "
-             "%d = ring + 2 log2 p", u.rc_qps, u.rc_up, bound);
+             "%d = ring and tree + 2 log2 p", u.rc_qps, u.rc_up, bound);
 
     /* all pairs at once: both sides of every pair start connecting together */
     int *sbuf = malloc(sizeof(int) * (size_t)mp_size), *rbuf = malloc(sizeof(int) * (size_t)mp_size);
@@ -205,6 +251,8 @@ int main(int argc, char **argv)
     free(sbuf);
     free(rbuf);
     free(rq);
+    free(list);
+    free(expect);
     int fails = mp_fails, total = 0;
     OK(vc_allreduce(&fails, &total, 1, VC_INT32, VC_SUM, VC_COMM_WORLD));
     if (mp_rank == 0)
