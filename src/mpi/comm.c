@@ -22,14 +22,15 @@
 #include <unistd.h>
 #include "vcmpi.h"
 
-/* an allreduce of the drop-in's own that keeps vcoll's requests moving */
+/* an allreduce of the drop-in's own, blocking on every rank: MPI does not
+   match a blocking collective with a non-blocking one, and whether vcoll
+   requests are pending differs between ranks (a non-blocking form there
+   hung a dup that rank 0 made before waiting on its MPI_Ibarrier). The
+   constructor around it has already blocked in MPI without polling vcoll
+   (README, known limits), so polling here would rescue nothing. */
 static int agree(void *val, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    MPI_Request r;
-    if (!vcmpi_pending())
-        return PMPI_Allreduce(MPI_IN_PLACE, val, 1, dt, op, comm);
-    int rc = PMPI_Iallreduce(MPI_IN_PLACE, val, 1, dt, op, comm, &r);
-    return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, MPI_STATUS_IGNORE);
+    return PMPI_Allreduce(MPI_IN_PLACE, val, 1, dt, op, comm);
 }
 
 static void unlink_twin(vcmpi_comm_t *t)

@@ -126,7 +126,7 @@ standard() {   # mpi, label
         pre=${np#*:} np=${np%:*}
         ran=$((ran + 1))
         if launch "$mpi" "$np" "$pre" -- "$b/test/mpi/$mpi/mpi_std" all &&
-           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 14 ] &&
+           [ "$(grep -c ': ok$\|: skipped' "$tmp/out")" = 15 ] &&
            { [ "$np" = 1 ] || stats_ok "$pre" Bcast Reduce Allreduce Gather Scatter Gatherv \
                  Scatterv Scan Ibarrier Ibcast Iallreduce; }; then
             ok
