@@ -104,23 +104,13 @@ for d in "${dlist[@]}"; do
         die "no test list for $d"
 done
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_psec=native
-# run DIR NP PRE TIMEOUT ENVS... -- PROG ARGS...: prints the exit status
+. "$(dirname "$0")/dropin-run.sh"
+# run NP PRE TIMEOUT ENVS... -- PROG ARGS...: prints the exit status
 # and leaves the output in $work/last.out
 run() {
-    local np=$1 pre=$2 t=$3 envs=() rc
+    local np=$1 pre=$2 t=$3 rc
     shift 3
-    while [ "$1" != -- ]; do envs+=("$1"); shift; done
-    shift
-    if [ $mpi = openmpi ]; then
-        local x=(--oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader -np "$np")
-        [ "$pre" = 1 ] && x+=(-x LD_PRELOAD="$lib" -x VCOLL_MPI_STATS=1)
-        env "${envs[@]}" timeout -k 10 "$t" mpirun.openmpi "${x[@]}" "$@" > "$work/last.out" 2>&1 < /dev/null
-    else
-        local x=(-np "$np")
-        [ "$pre" = 1 ] && x+=(-genv LD_PRELOAD "$lib" -genv VCOLL_MPI_STATS 1)
-        env "${envs[@]}" timeout -k 10 "$t" mpiexec.mpich "${x[@]}" "$@" > "$work/last.out" 2>&1 < /dev/null
-    fi
+    dropin_run "$mpi" "$lib" "$np" "$pre" "$t" "$work/last.out" "$@"
     rc=$?
     if [ $rc -eq 124 ]; then echo hang
     elif [ $rc -eq 0 ] && grep -q "No Errors" "$work/last.out"; then echo pass

@@ -1,0 +1,25 @@
+# dropin-run.sh -- sourced by the scripts that run third-party MPI programs
+# plain and with the drop-in preloaded (mpich-suite.sh, npb-dropin.sh): one
+# launch, the same way for both, so that the only difference between the
+# two runs is the preload.
+#   dropin_run MPI LIB NP PRE TIMEOUT OUT ENVS... -- PROG ARGS...
+# MPI: openmpi (mpirun, shared memory) or mpich (hydra); PRE 1 preloads LIB
+# with VCOLL_MPI_STATS=1, so the output names the calls vcoll took. The
+# output goes to OUT; returns the launcher's exit status (124: timed out).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_psec=native
+
+dropin_run() {
+    local mpi=$1 lib=$2 np=$3 pre=$4 t=$5 out=$6 envs=() x
+    shift 6
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    if [ "$mpi" = openmpi ]; then
+        x=(--oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader -np "$np")
+        [ "$pre" = 1 ] && x+=(-x LD_PRELOAD="$lib" -x VCOLL_MPI_STATS=1)
+        env "${envs[@]}" timeout -k 10 "$t" mpirun.openmpi "${x[@]}" "$@" > "$out" 2>&1 < /dev/null
+    else
+        x=(-np "$np")
+        [ "$pre" = 1 ] && x+=(-genv LD_PRELOAD "$lib" -genv VCOLL_MPI_STATS 1)
+        env "${envs[@]}" timeout -k 10 "$t" mpiexec.mpich "${x[@]}" "$@" > "$out" 2>&1 < /dev/null
+    fi
+}
