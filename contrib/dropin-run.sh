@@ -1,12 +1,31 @@
 # dropin-run.sh -- sourced by the scripts that run third-party MPI programs
 # plain and with the drop-in preloaded (mpich-suite.sh, npb-dropin.sh): one
-# launch, the same way for both, so that the only difference between the
-# two runs is the preload.
+# set-up and one launch for both, so that the only difference between the
+# two runs is the preload. The caller defines die MESSAGE.
+#   dropin_setup NAME: after the options, with mpi, lib, builddir, work and
+#     out set (the last three may be empty): the launcher is there, lib is
+#     the drop-in's absolute path, work (default ./NAME-MPI) an existing
+#     absolute directory, out (default ./NAME-MPI.txt) absolute
 #   dropin_run MPI LIB NP PRE TIMEOUT OUT ENVS... -- PROG ARGS...
 # MPI: openmpi (mpirun, shared memory) or mpich (hydra); PRE 1 preloads LIB
 # with VCOLL_MPI_STATS=1, so the output names the calls vcoll took. The
 # output goes to OUT; returns the launcher's exit status (124: timed out).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_psec=native
+
+dropin_setup() {
+    case $mpi in openmpi | mpich) ;; *) die "-M takes openmpi or mpich" ;; esac
+    [ "$mpi" = openmpi ] && ! command -v mpirun.openmpi >/dev/null &&
+        die "mpirun.openmpi missing (apt-get install openmpi-bin)"
+    [ "$mpi" = mpich ] && ! command -v mpiexec.mpich >/dev/null &&
+        die "mpiexec.mpich missing (apt-get install mpich)"
+    : "${lib:=$builddir/.libs/libvcoll_mpi_$mpi.so}"
+    [ -f "$lib" ] || die "no drop-in $lib (build vcoll with $mpi's headers, or pass -D)"
+    lib=$(realpath "$lib")
+    : "${work:=$PWD/$1-$mpi}" "${out:=$PWD/$1-$mpi.txt}"
+    mkdir -p "$work" || die "cannot make $work"
+    work=$(realpath "$work")
+    out=$(realpath -m "$out")   # (the callers' loops change directory)
+}
 
 dropin_run() {
     local mpi=$1 lib=$2 np=$3 pre=$4 t=$5 out=$6 envs=() x

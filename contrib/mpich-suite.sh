@@ -58,22 +58,14 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$src" ] || { usage >&2; exit 2; }
-case $mpi in openmpi | mpich) ;; *) die "-M takes openmpi or mpich" ;; esac
+. "$(dirname "$0")/dropin-run.sh"
+dropin_setup mpich-suite
 case $maxnp$tmo in *[!0-9]*) die "-n and -t take numbers" ;; esac
 [ -f "$src/test/mpi/configure.ac" ] && [ -d "$src/confdb" ] && [ -f "$src/maint/version.m4" ] ||
     die "$src is not an MPICH source tree (test/mpi/configure.ac, confdb, maint/version.m4)"
 for t in mpicc.$mpi mpif77.$mpi mpif90.$mpi autoreconf bc; do
     command -v $t >/dev/null || die "$t missing (apt-get install lib$mpi-dev gfortran autoconf automake libtool bc)"
 done
-[ $mpi = openmpi ] && ! command -v mpirun.openmpi >/dev/null && die "mpirun.openmpi missing (apt-get install openmpi-bin)"
-[ $mpi = mpich ] && ! command -v mpiexec.mpich >/dev/null && die "mpiexec.mpich missing (apt-get install mpich)"
-: "${lib:=$builddir/.libs/libvcoll_mpi_$mpi.so}"
-[ -f "$lib" ] || die "no drop-in $lib (build vcoll with $mpi's headers, or pass -D)"
-lib=$(realpath "$lib")
-: "${work:=$PWD/mpich-suite-$mpi}" "${out:=$PWD/mpich-suite-$mpi.txt}"
-mkdir -p "$work" || die "cannot make $work"
-work=$(realpath "$work")
-out=$(realpath -m "$out")   # the loop below runs in each test directory
 
 # ---- the suite's own build, once: its configure with this MPI's wrappers ----
 if [ ! -f "$work/build/Makefile" ]; then
@@ -104,7 +96,6 @@ for d in "${dlist[@]}"; do
         die "no test list for $d"
 done
 
-. "$(dirname "$0")/dropin-run.sh"
 # run NP PRE TIMEOUT ENVS... -- PROG ARGS...: prints the exit status
 # and leaves the output in $work/last.out
 run() {

@@ -53,23 +53,14 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$src" ] || { usage >&2; exit 2; }
-case $mpi in openmpi | mpich) ;; *) die "-M takes openmpi or mpich" ;; esac
+. "$(dirname "$0")/dropin-run.sh"
+dropin_setup npb
 case $tmo${nps//,/} in *[!0-9]*) die "-n takes numbers, comma separated, and -t a number" ;; esac
 [ -f "$src/config/make.def.template" ] && [ -f "$src/sys/setparams.c" ] ||
     die "$src is not an NPB3.4-MPI directory (config/make.def.template, sys/setparams.c)"
 for t in mpicc.$mpi mpif90.$mpi make; do
     command -v $t >/dev/null || die "$t missing (apt-get install lib$mpi-dev gfortran make)"
 done
-[ $mpi = openmpi ] && ! command -v mpirun.openmpi >/dev/null && die "mpirun.openmpi missing (apt-get install openmpi-bin)"
-[ $mpi = mpich ] && ! command -v mpiexec.mpich >/dev/null && die "mpiexec.mpich missing (apt-get install mpich)"
-: "${lib:=$builddir/.libs/libvcoll_mpi_$mpi.so}"
-[ -f "$lib" ] || die "no drop-in $lib (build vcoll with $mpi's headers, or pass -D)"
-lib=$(realpath "$lib")
-: "${work:=$PWD/npb-$mpi}" "${out:=$PWD/npb-$mpi.txt}"
-mkdir -p "$work" || die "cannot make $work"
-work=$(realpath "$work")
-out=$(realpath -m "$out")
-. "$(dirname "$0")/dropin-run.sh"
 
 # ---- NPB's build with this MPI's wrappers: a copy of the tree, once ----
 if [ ! -f "$work/npb/config/make.def" ]; then
