@@ -25,7 +25,7 @@
 /* an allreduce of the drop-in's own, blocking on every rank: MPI does not
    match a blocking collective with a non-blocking one, and whether vcoll
    requests are pending differs between ranks (a non-blocking form there
-   hung a dup that rank 0 made before waiting on its MPI_Ibarrier). The
+   hung a dup that rank 0 made before waiting on its MPI_Ibcast). The
    constructor around it has already blocked in MPI without polling vcoll
    (README, known limits), so polling here would rescue nothing. */
 static int agree(void *val, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
