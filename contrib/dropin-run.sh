@@ -6,8 +6,9 @@
 #     out set (the last three may be empty): the launcher is there, lib is
 #     the drop-in's absolute path, work (default ./NAME-MPI) an existing
 #     absolute directory, out (default ./NAME-MPI.txt) absolute
-#   dropin_run MPI LIB NP PRE TIMEOUT OUT ENVS... -- PROG ARGS...
-# MPI: openmpi (mpirun, shared memory) or mpich (hydra); PRE 1 preloads LIB
+#   dropin_run NP PRE TIMEOUT OUT ENVS... -- PROG ARGS... (after
+#     dropin_setup: the MPI and drop-in it checked)
+# mpi: openmpi (mpirun, shared memory) or mpich (hydra); PRE 1 preloads lib
 # with VCOLL_MPI_STATS=1, so the output names the calls vcoll took. The
 # output goes to OUT; returns the launcher's exit status (124: timed out).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_psec=native
@@ -28,8 +29,8 @@ dropin_setup() {
 }
 
 dropin_run() {
-    local mpi=$1 lib=$2 np=$3 pre=$4 t=$5 out=$6 envs=() x
-    shift 6
+    local np=$1 pre=$2 t=$3 out=$4 envs=() x
+    shift 4
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     if [ "$mpi" = openmpi ]; then

@@ -101,7 +101,7 @@ done
 run() {
     local np=$1 pre=$2 t=$3 rc
     shift 3
-    dropin_run "$mpi" "$lib" "$np" "$pre" "$t" "$work/last.out" "$@"
+    dropin_run "$np" "$pre" "$t" "$work/last.out" "$@"
     rc=$?
     if [ $rc -eq 124 ]; then echo hang
     elif [ $rc -eq 0 ] && grep -q "No Errors" "$work/last.out"; then echo pass

@@ -93,7 +93,7 @@ done
 # one run: "SUCCESSFUL t=SECONDS", "UNSUCCESSFUL ...", "hang" or "fail(RC)"
 run() {
     local np=$1 pre=$2 x=$3 o=$4 rc v t
-    dropin_run "$mpi" "$lib" "$np" "$pre" "$tmo" "$o" -- "$x"
+    dropin_run "$np" "$pre" "$tmo" "$o" -- "$x"
     rc=$?
     v=$(sed -n 's/^ *Verification *= *\([A-Z]*\).*/\1/p' "$o" | head -1)
     t=$(sed -n 's/^ *Time in seconds *= *\([0-9.]*\).*/\1/p' "$o" | head -1)
