@@ -25,12 +25,13 @@
 /* an allreduce of the drop-in's own, blocking on every rank: MPI does not
    match a blocking collective with a non-blocking one, and whether vcoll
    requests are pending differs between ranks (a non-blocking form there
-   hung a dup that rank 0 made before waiting on its MPI_Ibcast). The
-   constructor around it has already blocked in MPI without polling vcoll
-   (README, known limits), so polling here would rescue nothing. */
+   hung a dup that rank 0 made before waiting on its MPI_Ibcast). vcoll's
+   requests move meanwhile (progress.c), as in the constructor itself. */
 static int agree(void *val, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Allreduce(MPI_IN_PLACE, val, 1, dt, op, comm);
+    int rc;
+    VCMPI_BLOCKING(rc, PMPI_Allreduce(MPI_IN_PLACE, val, 1, dt, op, comm));
+    return rc;
 }
 
 static void unlink_twin(vcmpi_comm_t *t)
@@ -396,7 +397,8 @@ vc_comm_t vcmpi_comm(MPI_Comm comm, const char **why)
    from the parent's */
 #define MADE(call, parent, tag, out)                                            \
     do {                                                                        \
-        int rc_ = call;                                                         \
+        int rc_;                                                                \
+        VCMPI_BLOCKING(rc_, call);                                              \
         if (rc_ == MPI_SUCCESS)                                                 \
             vcmpi_comm_made(parent, tag, *(out));                               \
         return rc_;                                                             \

@@ -15,6 +15,9 @@
 
 struct vcmpi vcmpi = {.lock = PTHREAD_MUTEX_INITIALIZER,
                       .poll_lock = PTHREAD_MUTEX_INITIALIZER,
+                      .standin = {.m = PTHREAD_MUTEX_INITIALIZER,
+                                  .busy = PTHREAD_MUTEX_INITIALIZER,
+                                  .c = PTHREAD_COND_INITIALIZER},
                       .type_keyval = MPI_KEYVAL_INVALID};
 
 static int boot_allgather(const void *mine, void *all, size_t len, void *ctx)
@@ -154,6 +157,8 @@ int MPI_Finalize(void)
     if (vcmpi.ready) {
         if (vcmpi.stats)
             vcmpi_report();
+        if (vcmpi.on)
+            vcmpi_progress_teardown();
         vcmpi_comm_free_all();
         /* vc_finalize is collective; skip it where some rank never started
            (it would wait for them), leaving only memory behind */

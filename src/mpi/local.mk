@@ -14,10 +14,11 @@ VCMPI_SOURCES = src/mpi/vcmpi.h src/mpi/weak.h src/mpi/init.c src/mpi/comm.c \
 VCMPI_LDFLAGS = -shared -version-info 0:0:0 -export-symbols-regex '^(P?MPIX?_|mpix?_|ompix?_)' \
 	-Wl,-Bsymbolic-functions
 VCMPI_SOURCES += src/mpi/fortran_rt.h src/mpi/fortran_rt.c
-# the Fortran entry points, the large-count and the persistent forms, from
+# the Fortran entry points, the large-count and the persistent forms and
+# the blocking calls vcoll must move behind (blocking.c), from
 # one table
-VCMPI_GEN = src/mpi/fortran.c src/mpi/large.c src/mpi/persist.c
-src/mpi/fortran.c src/mpi/large.c src/mpi/persist.c: $(srcdir)/src/mpi/calls.tab $(srcdir)/src/mpi/gen-calls.sh
+VCMPI_GEN = src/mpi/fortran.c src/mpi/large.c src/mpi/persist.c src/mpi/blocking.c
+src/mpi/fortran.c src/mpi/large.c src/mpi/persist.c src/mpi/blocking.c: $(srcdir)/src/mpi/calls.tab $(srcdir)/src/mpi/gen-calls.sh
 	$(AM_V_GEN)$(MKDIR_P) src/mpi && \
 	$(SHELL) $(srcdir)/src/mpi/gen-calls.sh $(@F:.c=) $(srcdir)/src/mpi/calls.tab > $@.tmp && \
 	mv $@.tmp $@

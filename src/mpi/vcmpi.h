@@ -181,6 +181,16 @@ struct vcmpi {
     int nactive;             /* reqs not yet complete (atomic) */
     pthread_mutex_t lock;    /* comms, reqs, next_tag, tag_holds */
     pthread_mutex_t poll_lock;   /* one thread drives vcoll's requests */
+    /* progress.c: how vcoll moves while the program blocks in MPI */
+    int mpi_drives;          /* MPI's engine polls vcoll (Open MPI's callback) */
+    struct {                 /* else the stand-in thread, while armed */
+        pthread_mutex_t m;   /* started, quit, warned; c's */
+        pthread_mutex_t busy;    /* held across each of its polls */
+        pthread_cond_t c;
+        pthread_t t;
+        int armed;           /* threads in a blocking MPI call (atomic) */
+        int started, quit, warned;
+    } standin;
     uint64_t taken[FN_COUNT], fallback[FN_COUNT];
     /* types.c: predefined MPI types vcoll reduces, filled at MPI_Init
        (MPICH's handles are constants, Open MPI's are addresses: both
@@ -374,6 +384,13 @@ void vcmpi_poll(void);
 /* wait for an MPI request while vcoll's requests keep moving */
 int vcmpi_block(MPI_Request *req, MPI_Status *status);
 void vcmpi_progress_setup(void);
+void vcmpi_progress_teardown(void);
+/* a blocking MPI call (a collective that fell back, a constructor) runs
+   between these when vcoll requests are outstanding and MPI's engine does
+   not poll vcoll: the stand-in thread polls it meanwhile. arm: 0 when no
+   thread could be had (warned once) */
+int vcmpi_standin_arm(void);
+void vcmpi_standin_disarm(void);
 
 /* stats.c: the counters are read only for VCOLL_MPI_STATS=1, so only
    then paid for. Not a locked add: that drains the store buffer, so a
@@ -445,22 +462,35 @@ static inline int vcmpi_pending(void)
 {
     return __atomic_load_n(&vcmpi.nactive, __ATOMIC_ACQUIRE) != 0;
 }
+/* vcoll requests are outstanding and MPI's engine will not move them:
+   a blocking MPI call must, one way or another (progress.c) */
+static inline int vcmpi_must_drive(void)
+{
+    return vcmpi_pending() && !vcmpi.mpi_drives;
+}
+/* rc = a blocking MPI call that may wait for other ranks, with vcoll's
+   requests kept moving meanwhile */
+#define VCMPI_BLOCKING(rc, call)                                                \
+    do {                                                                        \
+        int armed_ = vcmpi_must_drive() && vcmpi_standin_arm();                 \
+        (rc) = (call);                                                          \
+        if (armed_)                                                             \
+            vcmpi_standin_disarm();                                             \
+    } while (0)
 
 /* The fallback: the non-blocking form (icall, whose request argument is
- * written R_) for a non-blocking call; for a blocking one the plain call
- * (bcall), unless vcoll requests are outstanding: then the non-blocking
- * form and a wait that keeps them moving (progress.c). */
+ * written R_) for a non-blocking call, the persistent one (pcall) for a
+ * persistent init; for a blocking one the plain call (bcall) on every
+ * rank, whatever it has outstanding: MPI matches a blocking collective
+ * only with the blocking one. */
 #define VCMPI_FALLBACK(req, icall, bcall, pcall)                                \
     do {                                                                        \
-        MPI_Request *R_ = (req), r_;                                            \
+        MPI_Request *R_ = (req);                                                \
         int rc_;                                                                \
         if (R_)                                                                 \
             return vcmpi_pinit ? (pcall) : (icall);                             \
-        if (!vcmpi_pending())                                                   \
-            return bcall;                                                       \
-        R_ = &r_;                                                               \
-        rc_ = icall;                                                            \
-        return rc_ != MPI_SUCCESS ? rc_ : vcmpi_block(R_, MPI_STATUS_IGNORE);   \
+        VCMPI_BLOCKING(rc_, bcall);                                             \
+        return rc_;                                                             \
     } while (0)
 
 /* error.c */
