@@ -12,6 +12,10 @@
 ! -DHAVE_PCOLL calls MPI-4's persistent collectives; with -DOMPI_PCOLL too,
 ! by Open MPI 4.1's names (MPIX_*_init, from its pcollreq extension:
 ! mpif-ext.h, use mpi_ext, use mpi_f08_ext).
+! test_pending makes MPI's blocking calls that wait for other ranks
+! (MPI_Sendrecv_replace, windows, an intercommunicator) on rank 0 with an
+! MPI_Iallreduce still open there, the others after waiting for it: the
+! drop-in's Fortran entry points of those calls, and vcoll moving meanwhile.
 ! Rank 0 prints 'fortran: all checks passed' at the end; the first failed
 ! check prints what failed and calls MPI_Abort.
 
@@ -28,11 +32,13 @@
 #if defined(USE_MPI_F08)
 #define COMM_T type(MPI_Comm)
 #define REQ_T type(MPI_Request)
+#define WIN_T type(MPI_Win)
 #define STATUS_DECL type(MPI_Status) :: st
 #define ST(f) st%f
 #else
 #define COMM_T integer
 #define REQ_T integer
+#define WIN_T integer
 #define STATUS_DECL integer :: st(MPI_STATUS_SIZE)
 #define ST(f) st(f)
 #endif
@@ -40,6 +46,7 @@
 program mpi_coll_f
 #if defined(USE_MPI_F08)
   use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr
 #if defined(OMPI_PCOLL)
   use mpi_f08_ext
 #endif
@@ -89,6 +96,7 @@ program mpi_coll_f
         call test_comm(comms(ic), ic, it)
      end do
      call test_topo(it)
+     call test_pending(it)
   end do
 
   call MPI_Comm_free(comms(3), ierr)
@@ -422,6 +430,82 @@ contains
   ! 1, also when both are one rank or this one); with HAVE_PCOLL (MPICH 4)
   ! a persistent allreduce started twice and a persistent neighbour
   ! alltoall, then freed
+  ! rank 0 with an allreduce open, the others after it: the blocking calls
+  ! must let it finish (windows from np 2: Open MPI 4.1 with self and vader
+  ! has no one-sided component for one process; no data through them:
+  ! Debian's MPICH 4.0.2 on ch4:ucx loses puts even plain)
+  subroutine test_pending(it)
+    integer, intent(in) :: it
+    REQ_T :: req
+    WIN_T :: win
+    COMM_T :: local, inter
+    integer :: x, y, v, step, rs
+    integer :: cell(2)
+    integer(kind=MPI_ADDRESS_KIND) :: wsz
+#if defined(USE_MPI_F08)
+    type(c_ptr) :: base
+#else
+    integer(kind=MPI_ADDRESS_KIND) :: base
+#endif
+    do step = 1, 3
+       x = wrank + it + step
+       call MPI_Iallreduce(x, y, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+       call chkerr('MPI_Iallreduce (pending)', 0, it)
+       if (wrank /= 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+       select case (step)
+       case (1)
+          v = 11 * wrank + it
+          call MPI_Sendrecv_replace(v, 1, MPI_INTEGER, mod(wrank + 1, wsize), 4, &
+               mod(wrank - 1 + wsize, wsize), 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+          call chkerr('MPI_Sendrecv_replace', 0, it)
+          call chk(v == 11 * mod(wrank - 1 + wsize, wsize) + it, 'MPI_Sendrecv_replace', 0, it)
+       case (2)
+          if (wsize > 1) then
+             wsz = 8
+             call MPI_Win_create(cell, wsz, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+             call chkerr('MPI_Win_create', 0, it)
+             call MPI_Win_fence(0, win, ierr)
+             call chkerr('MPI_Win_fence', 0, it)
+             call MPI_Win_fence(0, win, ierr)
+             call MPI_Win_lock(MPI_LOCK_SHARED, mod(wrank + 1, wsize), 0, win, ierr)
+             call chkerr('MPI_Win_lock', 0, it)
+             call MPI_Win_flush(mod(wrank + 1, wsize), win, ierr)
+             call chkerr('MPI_Win_flush', 0, it)
+             call MPI_Win_unlock(mod(wrank + 1, wsize), win, ierr)
+             call chkerr('MPI_Win_unlock', 0, it)
+             call MPI_Win_free(win, ierr)
+             call chkerr('MPI_Win_free', 0, it)
+             call chk(win == MPI_WIN_NULL, 'MPI_Win_free: handle not MPI_WIN_NULL', 0, it)
+             wsz = 64
+             call MPI_Win_allocate(wsz, 8, MPI_INFO_NULL, MPI_COMM_WORLD, base, win, ierr)
+             call chkerr('MPI_Win_allocate', 0, it)
+             call MPI_Win_lock_all(0, win, ierr)
+             call MPI_Win_flush_all(win, ierr)
+             call MPI_Win_unlock_all(win, ierr)
+             call chkerr('MPI_Win_unlock_all', 0, it)
+             call MPI_Win_free(win, ierr)
+             call chk(win == MPI_WIN_NULL, 'MPI_Win_free (allocated)', 0, it)
+          end if
+       case (3)
+          if (wsize > 1) then
+             call MPI_Comm_split(MPI_COMM_WORLD, mod(wrank, 2), wrank, local, ierr)
+             call MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - mod(wrank, 2), 7, &
+                  inter, ierr)
+             call chkerr('MPI_Intercomm_create', 0, it)
+             call MPI_Comm_remote_size(inter, rs, ierr)
+             call chk(rs == (wsize + mod(wrank, 2)) / 2, 'MPI_Intercomm_create: remote size', &
+                  0, it)
+             call MPI_Comm_free(inter, ierr)
+             call MPI_Comm_free(local, ierr)
+          end if
+       end select
+       if (wrank == 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+       call chkerr('MPI_Wait (pending)', 0, it)
+       call chk(y == wsize * (wsize - 1) / 2 + (it + step) * wsize, 'pending MPI_Iallreduce', &
+            0, it)
+    end do
+  end subroutine test_pending
+
   subroutine test_topo(it)
     integer, intent(in) :: it
     COMM_T :: cart
