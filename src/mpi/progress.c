@@ -280,6 +280,20 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
     return PMPI_Iprobe(src, tag, comm, flag, status);
 }
 
+/* the tests a program may loop on: each one moves vcoll too */
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                MPI_Status *status)
+{
+    vcmpi_poll();
+    return PMPI_Improbe(src, tag, comm, flag, msg, status);
+}
+
+int MPI_Win_test(MPI_Win win, int *flag)
+{
+    vcmpi_poll();
+    return PMPI_Win_test(win, flag);
+}
+
 int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
 {
     int flag = 0, rc;

@@ -1093,11 +1093,12 @@ static void t_pending_dup(void)
    move while rank 0 blocks inside MPI: an allreduce needs every rank's
    part through its whole schedule. The calls: a collective that falls
    back (MPI_Alltoallw), a constructor, a window and its fences,
-   MPI_Sendrecv_replace around a ring, an intercommunicator. Before the
-   drop-in polled vcoll from inside such calls, each hung at np 4 under
-   both MPIs (the fallback at np 2 as well: it also ran MPI's
-   non-blocking form on rank 0 alone, which MPI does not match with the
-   others' blocking one). */
+   MPI_Sendrecv_replace around a ring, an intercommunicator; and loops on
+   tests (MPI_Improbe, MPI_Win_test) for what the others do after their
+   wait. Before the drop-in polled vcoll from inside such calls, each hung
+   at np 4 under both MPIs (the fallback at np 2 as well: it also ran
+   MPI's non-blocking form on rank 0 alone, which MPI does not match with
+   the others' blocking one); the loops hung under MPICH. */
 static void pending_call(int c)
 {
     int n = size, me = rank;
@@ -1135,6 +1136,43 @@ static void pending_call(int c)
         MPI_Sendrecv_replace(&v, 1, MPI_INT, (me + 1) % n, 5, from, 5, MPI_COMM_WORLD,
                              MPI_STATUS_IGNORE);
         NEED(v == 11 * from, "sendrecv_replace: %d, want %d", v, 11 * from);
+    } else if (c == 5 && n > 1) {
+        /* rank 0 polls for rank 1's message; rank 1 sends once its
+           allreduce is done */
+        int v = -1, flag = 0;
+        if (me == 0) {
+            MPI_Message m;
+            while (!flag)
+                MPI_Improbe(1, 6, MPI_COMM_WORLD, &flag, &m, MPI_STATUS_IGNORE);
+            MPI_Mrecv(&v, 1, MPI_INT, &m, MPI_STATUS_IGNORE);
+            NEED(v == 66, "improbe: %d, want 66", v);
+        } else if (me == 1) {
+            v = 66;
+            MPI_Send(&v, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+        }
+    } else if (c == 6 && n > 1) {
+        /* an access epoch on rank 0's window: rank 0 exposes it and polls
+           for its end (the others start theirs after their allreduce) */
+        int cell = 0, zero = 0, flag = 0;
+        MPI_Group wg, g;
+        MPI_Win w;
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        if (me == 0)
+            MPI_Group_excl(wg, 1, &zero, &g);
+        else
+            MPI_Group_incl(wg, 1, &zero, &g);
+        MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+        if (me == 0) {
+            MPI_Win_post(g, 0, w);
+            while (!flag)
+                MPI_Win_test(w, &flag);
+        } else {
+            MPI_Win_start(g, 0, w);
+            MPI_Win_complete(w);
+        }
+        MPI_Win_free(&w);
+        MPI_Group_free(&g);
+        MPI_Group_free(&wg);
     } else if (c == 4 && n > 1) {
         /* evens and odds, led by world ranks 0 and 1 */
         MPI_Comm local, inter;
@@ -1151,12 +1189,17 @@ static void pending_call(int c)
 static void t_pending_block(void)
 {
     static const char *what[] = {"alltoallw", "split", "window", "sendrecv_replace",
-                                 "intercomm_create"};
-    for (int c = 0; c < 5; c++) {
+                                 "intercomm_create", "improbe loop", "win_test loop"};
+    /* large enough to pass in pieces: whatever the algorithm, the others
+       need rank 0 to keep consuming and passing them on after it started */
+    enum { N = 1 << 16 };
+    int *x = xmalloc(N * sizeof(int)), *y = xmalloc(N * sizeof(int));
+    for (int c = 0; c < 7; c++) {
         MPI_Request q;
-        int x = rank + c, y = -1;
+        for (int i = 0; i < N; i++)
+            x[i] = rank + c + i % 7, y[i] = -1;
         step("%s with an iallreduce pending on rank 0", what[c]);
-        MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+        MPI_Iallreduce(x, y, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
         if (rank == 0) {
             pending_call(c);
             MPI_Wait(&q, MPI_STATUS_IGNORE);
@@ -1164,9 +1207,13 @@ static void t_pending_block(void)
             MPI_Wait(&q, MPI_STATUS_IGNORE);
             pending_call(c);
         }
-        NEED(y == size * (size - 1) / 2 + size * c, "%s: iallreduce %d, want %d", what[c], y,
-             size * (size - 1) / 2 + size * c);
+        for (int i = 0; i < N; i++) {
+            int want = size * (size - 1) / 2 + size * (c + i % 7);
+            NEED(y[i] == want, "%s: iallreduce [%d] %d, want %d", what[c], i, y[i], want);
+        }
     }
+    free(x);
+    free(y);
 }
 
 /* 17. A distributed graph made on a communicator that has run a couple of
