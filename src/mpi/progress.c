@@ -31,7 +31,6 @@
  * stand-in calls vcoll only, never MPI, so no thread calls MPI behind a
  * program's thread level.
  */
-#include <dlfcn.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -142,7 +141,6 @@ static void *standin_main(void *arg)
 
 int vcmpi_standin_arm(void)
 {
-    int ok = 1;
     pthread_mutex_lock(&vcmpi.standin.m);
     if (!vcmpi.standin.started && !vcmpi.standin.quit) {
         /* signals stay with the program's threads */
@@ -157,7 +155,7 @@ int vcmpi_standin_arm(void)
                       "waiting on a non-blocking collective of this one may hang");
         }
     }
-    ok = vcmpi.standin.started;
+    int ok = vcmpi.standin.started;
     if (ok) {
         __atomic_fetch_add(&vcmpi.standin.armed, 1, __ATOMIC_RELEASE);
         pthread_cond_signal(&vcmpi.standin.c);
