@@ -44,6 +44,9 @@ function cparam(k, a) {
     if (k == "aint") return "MPI_Aint " a
     if (k == "win") return "MPI_Win " a
     if (k == "baseptr") return "void *" a
+    if (k == "group") return "MPI_Group " a
+    if (k == "newcomm") return "MPI_Comm *" a
+    if (k == "newwin" || k == "winio") return "MPI_Win *" a
     if (k == "status") return "MPI_Status *" a
     if (k == "msgio") return "MPI_Message *" a
     return ""
@@ -54,11 +57,7 @@ mode == "blocking" && blocking {
     params = ""; args = ""
     for (i = 3; i <= NF; i++) {
         k = $i; a = "a" i
-        p = cparam(k, a)
-        if (k == "newcomm") p = "MPI_Comm *" a
-        else if (k == "newwin" || k == "winio") p = "MPI_Win *" a
-        else if (k == "group") p = "MPI_Group " a
-        else if (p == "") {
+        if ((p = cparam(k, a)) == "") {
             print "gen-calls.sh: kind " k " in " $1 " has no blocking C form" > "/dev/stderr"; exit 1
         }
         params = params ", " p

@@ -199,17 +199,14 @@ void vcmpi_progress_teardown(void)
 }
 
 /* the point-to-point calls below: their non-blocking form and a loop
-   that polls both engines, where MPI's engine does not poll vcoll itself */
-static int by_hand(void)
-{
-    return vcmpi_must_drive();
-}
+   that polls both engines (vcmpi_block), where MPI's engine does not poll
+   vcoll itself */
 
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
     MPI_Request r;
-    if (!by_hand())
+    if (!vcmpi_must_drive())
         return PMPI_Recv(buf, count, dt, src, tag, comm, status);
     int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
     return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, status);
@@ -218,7 +215,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     MPI_Request r;
-    if (!by_hand())
+    if (!vcmpi_must_drive())
         return PMPI_Send(buf, count, dt, dest, tag, comm);
     int rc = PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
     return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, MPI_STATUS_IGNORE);
@@ -227,7 +224,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     MPI_Request r;
-    if (!by_hand())
+    if (!vcmpi_must_drive())
         return PMPI_Ssend(buf, count, dt, dest, tag, comm);
     int rc = PMPI_Issend(buf, count, dt, dest, tag, comm, &r);
     return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, MPI_STATUS_IGNORE);
@@ -236,7 +233,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     MPI_Request r;
-    if (!by_hand())
+    if (!vcmpi_must_drive())
         return PMPI_Rsend(buf, count, dt, dest, tag, comm);
     int rc = PMPI_Irsend(buf, count, dt, dest, tag, comm, &r);
     return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, MPI_STATUS_IGNORE);
@@ -248,7 +245,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int st
 {
     MPI_Request r[2];
     MPI_Status sts[2];
-    if (!by_hand())
+    if (!vcmpi_must_drive())
         return PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm,
                              status);
     int rc = PMPI_Irecv(rbuf, rcount, rt, src, rtag, comm, &r[0]);
@@ -264,7 +261,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int st
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag = 0, rc;
-    while (by_hand()) {
+    while (vcmpi_must_drive()) {
         if ((rc = PMPI_Iprobe(src, tag, comm, &flag, status)) != MPI_SUCCESS || flag)
             return rc;
         vcmpi_poll();
@@ -295,7 +292,7 @@ int MPI_Win_test(MPI_Win win, int *flag)
 int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
 {
     int flag = 0, rc;
-    while (by_hand()) {
+    while (vcmpi_must_drive()) {
         if ((rc = PMPI_Improbe(src, tag, comm, &flag, msg, status)) != MPI_SUCCESS || flag)
             return rc;
         vcmpi_poll();
@@ -306,7 +303,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
 int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status)
 {
     MPI_Request r;
-    if (!by_hand())
+    if (!vcmpi_must_drive())
         return PMPI_Mrecv(buf, count, dt, msg, status);
     int rc = PMPI_Imrecv(buf, count, dt, msg, &r);
     return rc != MPI_SUCCESS ? rc : vcmpi_block(&r, status);

@@ -316,15 +316,10 @@ static int reap_freed(int n, MPI_Request reqs[], vcmpi_req_t **mine, int rc)
     return rc;
 }
 
-static int pending(void)
-{
-    return __atomic_load_n(&vcmpi.nactive, __ATOMIC_ACQUIRE) != 0;
-}
-
 int vcmpi_block(MPI_Request *req, MPI_Status *status)
 {
     int flag = 0, rc = MPI_SUCCESS;
-    while (pending()) {
+    while (vcmpi_must_drive()) {
         if ((rc = PMPI_Test(req, &flag, status)) != MPI_SUCCESS || flag)
             return rc;
         vcmpi_poll();
@@ -336,7 +331,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     vcmpi_req_t *e = __atomic_load_n(&vcmpi.nreq, __ATOMIC_RELAXED) ? find(*req) : NULL;
     if (!e)
-        return pending() ? vcmpi_block(req, status) : PMPI_Wait(req, status);
+        return vcmpi_block(req, status);
     drive(e, 1);
     int rc = PMPI_Wait(req, status);     /* vc_only: inactive, returns at once */
     int err = e->persistent ? perr(e) : reap(e);
@@ -444,7 +439,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
     vcmpi_req_t **mine = ours(n, reqs);
     int flag = 0, rc = MPI_SUCCESS;
-    while (pending()) {
+    while (vcmpi_pending()) {
         vcmpi_poll();
         if ((rc = PMPI_Testall(n, reqs, &flag, statuses)) != MPI_SUCCESS || flag)
             return reap_freed(n, reqs, mine, rc);
@@ -470,7 +465,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     vcmpi_req_t **mine = ours(n, reqs);
     int flag = 0, rc = MPI_SUCCESS;
-    while (pending()) {
+    while (vcmpi_pending()) {
         vcmpi_poll();
         if ((rc = PMPI_Testany(n, reqs, index, &flag, status)) != MPI_SUCCESS || flag)
             return reap_freed(n, reqs, mine, rc);
@@ -491,7 +486,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 {
     vcmpi_req_t **mine = ours(n, reqs);
     int rc = MPI_SUCCESS;
-    while (pending()) {
+    while (vcmpi_pending()) {
         vcmpi_poll();
         if ((rc = PMPI_Testsome(n, reqs, outcount, indices, statuses)) != MPI_SUCCESS ||
             *outcount != 0)
