@@ -42,6 +42,12 @@ typedef struct coll_comm {
     uint64_t flags_seen;    /* the last of those that I know every rank has
                                started (its line is there, or its message of
                                that call came): shm_flags.c */
+    /* the non-blocking calls through the flag slots (shm_flags_nb.c):
+       started so far, the last whose lines every rank has published, and
+       the unfinished ones in issue order (list_init'ed on first use) */
+    uint64_t nb_seq, nb_seen;
+    list_t nbf_q;
+    uint64_t nb_calls;          /* of them, for the tests */
     coll_layout_t layout;   /* which members share a node (hier algorithms) */
     struct coll_shmseg *seg;    /* segment collectives (shm_seg.h), members on one node */
     int seg_state;              /* 0 not tried yet, 1 seg ready, -1 not here */

@@ -506,7 +506,8 @@ int coll_exec_seg_init(struct vc_comm *comm, struct coll_shmseg *g, const void *
 
 int coll_exec_flags_set(const struct vc_request *r)
 {
-    const coll_exec_t *x = r && r->kind == REQ_COLL ? r->coll : NULL;
+    /* (a request of shm_flags_nb.c has another kind of state) */
+    const coll_exec_t *x = r && r->release == exec_release ? r->coll : NULL;
     return x ? x->fslot : 0;
 }
 

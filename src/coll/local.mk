@@ -22,7 +22,7 @@ libvcoll_int_la_SOURCES += \
 	src/coll/reduce_scatter_recursive_halving.c \
 	src/coll/reduce_scatter_pairwise.c src/coll/reduce_scatter_ring.c src/coll/reduce_scatter_linear.c \
 	src/coll/scan_recursive_doubling.c src/coll/exscan_recursive_doubling.c \
-	src/coll/shm_flags.c src/coll/shm_flags_rooted.c src/coll/shm_flags_alltoallv.c src/coll/shm_flags_reduce.c src/coll/shm_flags_reduce_scatter.c src/coll/shm_seg.h src/coll/shm_seg.c src/coll/shm_alltoallv.c src/coll/shm_reduce.c \
+	src/coll/shm_flags.c src/coll/shm_flags_nb.c src/coll/shm_flags_rooted.c src/coll/shm_flags_alltoallv.c src/coll/shm_flags_reduce.c src/coll/shm_flags_reduce_scatter.c src/coll/shm_seg.h src/coll/shm_seg.c src/coll/shm_alltoallv.c src/coll/shm_reduce.c \
 	src/coll/shm_node.c src/coll/comm_priv.h \
 	src/coll/layout.h src/coll/layout.c src/coll/hier.h src/coll/hier.c \
 	src/coll/barrier_hier.c src/coll/bcast_hier.c src/coll/reduce_hier.c \

@@ -8,8 +8,9 @@
  * call it serves, and what it needs of a call to run at all (fits). The
  * "shm" and "flags" algorithms also run blocking calls through shared
  * memory (run); where they cannot, the call goes on as a schedule. They
- * serve the blocking form only: a non-blocking or persistent call needs a
- * schedule the executor can run (and, persistent, restart).
+ * serve the blocking form, and "flags" the non-blocking one of the
+ * collectives it can start (start); a persistent call needs a schedule
+ * the executor can restart.
  *
  * Selection (select.c) is one route for every form: a forced algorithm
  * (VCOLL_<COLL>_ALG or vc_coll_set_alg, per communicator) if it fits and
@@ -77,6 +78,10 @@ typedef struct coll_alg {
     /* ALG_SHARED: run a blocking call; 1 = ran (*rc its result), 0 = not
        here (the same answer on every member), go on as a schedule */
     int (*run)(const struct coll_call *c, int *rc);
+    /* ALG_SHARED serving FORM_NONBLOCKING: start a non-blocking call; 1 =
+       started (*req, or *rc an error), 0 = not here (the same on every
+       member), go on as a schedule */
+    int (*start)(const struct coll_call *c, struct vc_request **req, int *rc);
 } coll_alg_t;
 
 /* A blocking call as the shared-memory runners take it. */

@@ -301,7 +301,7 @@ static int route(int kind, struct vc_comm *comm, const void *sbuf, void *rbuf, s
     }
     if (alg && (alg->props & ALG_SHARED)) {
         coll_call_t call = {kind, comm, sbuf, rbuf, count, dt, op, root, cc, v};
-        if (alg->run(&call, &rc))
+        if (form == FORM_BLOCKING ? alg->run(&call, &rc) : alg->start(&call, req, &rc))
             return rc;
         /* declined (no segment here), on every member alike */
         query(&q, kind, form, comm, cc, count, esize, tcount, !commutative, user);

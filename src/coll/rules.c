@@ -11,7 +11,8 @@
  * message size from which ranks of a node copy once: registry.h) take a
  * number or a range N-M, N- (no upper end), -M; bytes, total and pull take
  * k, m, g suffixes (powers of two). oversub, blocked, pof2 (ranks is a power of
- * two) and commutative (the op) take yes or no. A key left out matches
+ * two), commutative (the op) and nonblocking (the call's form: vc_i<name>)
+ * take yes or no. A key left out matches
  * anything. What bytes and total mean per collective: registry.h.
  */
 #include <errno.h>
@@ -114,6 +115,7 @@ static const key_t_ keys[] = {
     {"bytes", R(bytes), 1, 1, 0}, {"total", R(total), 1, 1, 0}, {"pull", R(pull), 1, 1, 0},
     {"oversub", R(oversub), 0, 0, 0}, {"blocked", R(blocked), 0, 0, 0},
     {"pof2", R(pof2), 0, 0, 0}, {"commutative", R(commutative), 0, 0, 0},
+    {"nonblocking", R(nonblocking), 0, 0, 0},
 };
 #undef R
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
@@ -158,7 +160,7 @@ static int parse_line(char *line, coll_rule_t *r, char *why, size_t len)
     }
     memset(r, 0, sizeof *r);
     r->ranks = r->ppn = r->nodes = r->bytes = r->total = r->pull = ANY;
-    r->oversub = r->blocked = r->pof2 = r->commutative = RULE_ANY;
+    r->oversub = r->blocked = r->pof2 = r->commutative = r->nonblocking = RULE_ANY;
     if ((r->kind = coll_kind_of(lt[0])) < 0) {
         snprintf(why, len, "unknown collective \"%.40s\"", lt[0]);
         return -1;
@@ -175,8 +177,8 @@ static int parse_line(char *line, coll_rule_t *r, char *why, size_t len)
         }
         if (k < 0) {
             snprintf(why, len, "\"%.40s\" is not a condition (use ranks, ppn, nodes, bytes, "
-                     "total, pull = a number or range; oversub, blocked, pof2, commutative = "
-                     "yes|no)", lt[i]);
+                     "total, pull = a number or range; oversub, blocked, pof2, commutative, "
+                     "nonblocking = yes|no)", lt[i]);
             return -1;
         }
         if (seen & (1u << k)) {
@@ -231,7 +233,8 @@ static int covers(const coll_rule_t *a, const coll_rule_t *b)
            range_covers(a->bytes, b->bytes) && range_covers(a->total, b->total) &&
            range_covers(a->pull, b->pull) && tri_covers(a->oversub, b->oversub) &&
            tri_covers(a->blocked, b->blocked) && tri_covers(a->pof2, b->pof2) &&
-           tri_covers(a->commutative, b->commutative);
+           tri_covers(a->commutative, b->commutative) &&
+           tri_covers(a->nonblocking, b->nonblocking);
 }
 
 static int push(coll_rules_t *t, const coll_rule_t *r)
@@ -336,7 +339,8 @@ static int holds(const coll_rule_t *r, const coll_query_t *q)
            in(r->ppn, (uint64_t)q->ppn) && in(r->nodes, (uint64_t)q->nodes) &&
            in(r->bytes, q->bytes) && in(r->total, q->total) && in(r->pull, q->pull) &&
            tri(r->oversub, q->oversub) && tri(r->blocked, q->blocked) &&
-           tri(r->pof2, pof2) && tri(r->commutative, !q->noncomm);
+           tri(r->pof2, pof2) && tri(r->commutative, !q->noncomm) &&
+           tri(r->nonblocking, q->form == FORM_NONBLOCKING);
 }
 
 const coll_rule_t *coll_rules_match(const coll_rules_t *t, const coll_query_t *q)

@@ -26,7 +26,8 @@ enum { RULE_ANY = -1 };
 typedef struct coll_rule {
     int kind;
     coll_range_t ranks, ppn, nodes, bytes, total, pull;
-    signed char oversub, blocked, pof2, commutative;   /* 0, 1 or RULE_ANY */
+    /* 0, 1 or RULE_ANY; nonblocking: the call's form (persistent is not) */
+    signed char oversub, blocked, pof2, commutative, nonblocking;
     const coll_alg_t *alg;
     int line;           /* in its source */
     int builtin;        /* from the built-in table */

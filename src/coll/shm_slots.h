@@ -25,8 +25,10 @@ _Static_assert((NET_SHM_BLK_DEPTH & (NET_SHM_BLK_DEPTH - 1)) == 0 && NET_SHM_BLK
                "the blocking ring's depth is a power of two, at least 2");
 
 /* The slots of set `first` (0: the blocking calls' ring; PSET_FIRST(k):
-   persistent request k, two alternate slots) for call `seq`: rank's. */
+   persistent request k, two alternate slots; NB_SET: the non-blocking
+   calls, two alternate slots) for call `seq`: rank's. */
 #define PSET_FIRST(k) (NET_SHM_BLK_DEPTH + 2 * (k))
+#define NB_SET PSET_FIRST(NET_SHM_PSETS)
 static inline shm_slot_t *coll_slot_of(shm_slot_t *base, int first, int rank, uint64_t seq)
 {
     int i = first ? first + (int)(seq & 1) : (int)(seq & (NET_SHM_BLK_DEPTH - 1));

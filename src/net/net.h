@@ -192,7 +192,8 @@ int net_shm_connect(net_t *n);
 void net_shm_after_fence(net_t *n);
 /* sizes of the node_slots() flag slots (net_ops_t): NET_SHM_BLK_DEPTH
    (a ring, one per call in flight) for the blocking calls, and two for
-   each of NET_SHM_PSETS persistent requests; 2 KiB of data each (+ the
+   each of NET_SHM_PSETS persistent requests and for the non-blocking
+   calls (shm_flags_nb.c); 2 KiB of data each (+ the
    sequence line), so allreduce to 2 KiB and alltoall with 2 KiB in all
    (np 8: 256 B per pair) skip the message path (np 4/8 through the
    drop-in: 0.30-0.48 of Open MPI where the message algorithms ran
@@ -201,7 +202,7 @@ void net_shm_after_fence(net_t *n);
    doc/collectives.md, "The blocking ring"). */
 #define NET_SHM_BLK_DEPTH 4
 #define NET_SHM_PSETS 8
-#define NET_SHM_SLOTS (NET_SHM_BLK_DEPTH + 2 * NET_SHM_PSETS)
+#define NET_SHM_SLOTS (NET_SHM_BLK_DEPTH + 2 * NET_SHM_PSETS + 2)
 #define NET_SHM_SLOT_BYTES 2112
 
 /* verbs RC (src/net/verbs): see verbs/rc.h */
