@@ -49,8 +49,32 @@ static void stage_free(vcmpi_stage_t *st, int ok, int *err)
         *err = VC_ERR_NOMEM;     /* an unpack that failed: no data */
 }
 
+/* vr finished at its start (a root that only writes its line, a rank
+   whose data was already there: shm_flags_nb.c)? One look, if no other
+   thread is driving vcoll; *vrc its result when it did */
+static int done_now(vc_request_t *vr, int *vrc)
+{
+    int flag = 0;
+    if (pthread_mutex_trylock(&vcmpi.poll_lock))
+        return 0;
+    *vrc = vc_test(vr, &flag, VC_STATUS_IGNORE);
+    pthread_mutex_unlock(&vcmpi.poll_lock);
+    return flag || *vrc;
+}
+
 int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Request *req)
 {
+    int vrc = VC_SUCCESS;
+    /* done already, with nothing to unpack: an MPI request completed now,
+       which no wait has to find, drive or reap */
+    if (!st && done_now(&vr, &vrc)) {
+        if (vrc) {
+            *req = MPI_REQUEST_NULL;
+            return vcmpi_error(comm, vrc);
+        }
+        int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, req);
+        return rc == MPI_SUCCESS ? PMPI_Grequest_complete(*req) : rc;
+    }
     vcmpi_req_t *e = calloc(1, sizeof *e);
     int rc = e ? PMPI_Grequest_start(query_fn, free_fn, cancel_fn, NULL, req) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
@@ -81,7 +105,7 @@ int vcmpi_req_start(MPI_Comm comm, vc_request_t vr, vcmpi_stage_t *st, MPI_Reque
         PMPI_Request_free(req);
     }
     /* nowhere to keep it: finish the operation now, correct if not overlapped */
-    int vrc = vc_wait(&vr, VC_STATUS_IGNORE);
+    vrc = vc_wait(&vr, VC_STATUS_IGNORE);
     stage_free(st, !vrc, &vrc);
     free(e);
     *req = MPI_REQUEST_NULL;
