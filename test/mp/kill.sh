@@ -63,6 +63,10 @@ done
 # own loop, not the progress loop): the same bound
 MP_KILL_MODE=persistent check "mpirun np=3 kill -9 during persistent waits" 3 \
     "detected failure of rank " mpirun -x MP_KILL_MODE -np 3 $prog
+# a wait on non-blocking calls queued in the flag slots behind one that
+# needs the victim (shm_flags_nb.c)
+MP_KILL_MODE=nonblocking check "mpirun np=3 kill -9 during non-blocking waits" 3 \
+    "detected failure of rank " mpirun -x MP_KILL_MODE -np 3 $prog
 # a malformed fault setting is refused at vc_init by every rank, naming it
 # (where the shared-memory transport opens, so forced to shm: the same on
 # every net, and not rerun by the guest)

@@ -27,6 +27,12 @@
  * on one node, oversubscribed or not); the survivors start them and wait
  * in vc_wait (rank 0: the small allreduce, rank 1 the large one, the
  * others the barrier) for a victim that never starts.
+ *
+ * MP_KILL_MODE=nonblocking: the survivors start an ibarrier and an ibcast
+ * from the victim (8 B: through the flag slots when the world is on one
+ * node) that the victim never starts, then a second ibarrier that queues
+ * behind them; rank 0 waits on the ibcast, the others on the last
+ * ibarrier, which the first must not outlive.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -47,6 +53,7 @@ int main(int argc, char **argv)
     int late = mode && strcmp(mode, "send") == 0;
     int any = mode && strcmp(mode, "any") == 0;
     int pers = mode && strcmp(mode, "persistent") == 0;
+    int nb = mode && strcmp(mode, "nonblocking") == 0;
     int px = mp_rank, py = 0;
     vc_request_t pr[3] = {VC_REQUEST_NULL, VC_REQUEST_NULL, VC_REQUEST_NULL};
     enum { BIG = 65536 };
@@ -83,6 +90,13 @@ int main(int argc, char **argv)
         rc = vc_waitany(3, rq, &idx, &st);
         if (rc == VC_ERR_PEER_FAILED && (idx != 1 || st.error != rc || rq[1]))
             FAIL("waitany: index %d, status error %d", idx, st.error);
+    } else if (nb) {
+        int64_t b = 0;
+        vc_request_t q[3];
+        OK(vc_ibarrier(VC_COMM_WORLD, &q[0]));
+        OK(vc_ibcast(&b, 1, VC_INT64, victim, VC_COMM_WORLD, &q[1]));
+        OK(vc_ibarrier(VC_COMM_WORLD, &q[2]));
+        rc = vc_wait(&q[mp_rank == 0 ? 1 : 2], &st);
     } else if (pers) {
         int mine = mp_rank == 0 ? 0 : mp_rank == 1 && victim > 1 ? 2 : 1;
         OK(vc_start(&pr[mine]));
