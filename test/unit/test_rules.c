@@ -203,6 +203,31 @@ static void test_match(void)
     coll_query_init(&q, COLL_BCAST, FORM_NONBLOCKING, &L, 64, 1, 64, 0, 0);
     CU_ASSERT_STRING_EQUAL(coll_rules_match(&t, &q)->alg->name, "binomial");
     coll_rules_free(&t);
+    /* ... and "flags" the non-blocking ones too, where it fits; the
+       nonblocking key tells the forms apart (persistent is not) */
+    CU_ASSERT_EQUAL_FATAL(parse(&t, "barrier nonblocking=yes : flags\n"
+                                    "barrier nonblocking=no : linear\n"
+                                    "barrier : dissemination\n", err, sizeof err),
+                          VC_SUCCESS);
+    coll_query_init(&q, COLL_BARRIER, FORM_NONBLOCKING, &L, 0, 1, 0, 0, 0);
+    q.flags_ok = 1;
+    CU_ASSERT_STRING_EQUAL(coll_rules_match(&t, &q)->alg->name, "flags");
+    q.flags_ok = 0;     /* not a world on one node: the schedule below */
+    CU_ASSERT_STRING_EQUAL(coll_rules_match(&t, &q)->alg->name, "dissemination");
+    coll_query_init(&q, COLL_BARRIER, FORM_BLOCKING, &L, 0, 1, 0, 0, 0);
+    CU_ASSERT_STRING_EQUAL(coll_rules_match(&t, &q)->alg->name, "linear");
+    coll_query_init(&q, COLL_BARRIER, FORM_PERSISTENT, &L, 0, 1, 0, 0, 0);
+    q.flags_ok = 1;
+    CU_ASSERT_STRING_EQUAL(coll_rules_match(&t, &q)->alg->name, "linear");
+    coll_rules_free(&t);
+    /* a form "flags" cannot start (alltoallv) passes it over */
+    CU_ASSERT_EQUAL_FATAL(parse(&t, "alltoallv nonblocking=yes : flags\n"
+                                    "alltoallv : linear\n", err, sizeof err),
+                          VC_SUCCESS);
+    coll_query_init(&q, COLL_ALLTOALLV, FORM_NONBLOCKING, &L, 0, 1, 0, 0, 0);
+    q.flags_ok = 1;
+    CU_ASSERT_STRING_EQUAL(coll_rules_match(&t, &q)->alg->name, "linear");
+    coll_rules_free(&t);
     coll_layout_free(&L);
 }
 
