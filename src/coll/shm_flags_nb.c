@@ -43,6 +43,23 @@
 #include "p2p/p2p.h"
 #include "progress/progress.h"
 
+/* a call's state, which its request keeps (r->coll) */
+typedef struct coll_nbf {
+    list_node_t fifo;           /* on cc->nbf_q, in issue order, until done */
+    struct vc_request *r;       /* the request it completes */
+    struct vc_comm *comm;
+    int kind, root, inplace;
+    int pub;                    /* my line is out */
+    int from;                   /* the first rank whose line I have not seen */
+    int err;
+    uint64_t seq;               /* its number among the non-blocking calls */
+    size_t count, blk;          /* elements and bytes of one block */
+    vc_dtype_t dt;
+    vc_op_t op;
+    const void *in;
+    void *out;
+} coll_nbf_t;
+
 #define NB_MAGIC 0x6e620000u    /* "nb" | kind */
 
 typedef struct nb_hdr {
@@ -50,7 +67,9 @@ typedef struct nb_hdr {
     uint64_t blk;       /* bytes of one block */
 } nb_hdr_t;
 
-/* the data bytes of a line of kind from rank `who` (root: the call's) */
+/* the data bytes of a line of kind from rank `who` (root: the call's);
+   the kinds are those whose "flags" descriptor has this file's start
+   (registry.c) */
 static size_t line_bytes(int kind, int who, int root, int p, size_t blk)
 {
     switch (kind) {
@@ -59,21 +78,6 @@ static size_t line_bytes(int kind, int who, int root, int p, size_t blk)
     case COLL_SCATTER: return who == root ? (size_t)(p - 1) * blk : 0;
     case COLL_ALLTOALL: return (size_t)p * blk;
     default: return blk;    /* reduce, allreduce, gather, allgather */
-    }
-}
-
-static int nb_kind(int kind)
-{
-    switch (kind) {
-    case COLL_BARRIER:
-    case COLL_BCAST:
-    case COLL_REDUCE:
-    case COLL_ALLREDUCE:
-    case COLL_GATHER:
-    case COLL_SCATTER:
-    case COLL_ALLGATHER:
-    case COLL_ALLTOALL: return 1;
-    default: return 0;
     }
 }
 
@@ -105,20 +109,32 @@ static void publish(coll_nbf_t *f)
     __atomic_store_n(&mine->seq, f->seq, __ATOMIC_RELEASE);
 }
 
-/* rank r's line of f's call, its header checked: its data, or NULL (a
-   rank that disagrees about the call) */
+/* rank r's line of f's call */
+static const shm_slot_t *slot(const coll_nbf_t *f, int r)
+{
+    return coll_slot_of(coll_flags_slots(f->comm), NB_SET, r, f->seq);
+}
+
+/* its data, its header already checked */
+static const uint8_t *data(const coll_nbf_t *f, int r)
+{
+    return slot(f, r)->data + sizeof(nb_hdr_t);
+}
+
+/* its data, once its header (copied out first: the slot is another
+   process's memory) says it is this call's; NULL for a rank that
+   disagrees about the call */
 static const uint8_t *line_of(const coll_nbf_t *f, int r)
 {
-    const shm_slot_t *s = coll_slot_of(coll_flags_slots(f->comm), NB_SET, r, f->seq);
     nb_hdr_t h;
-    memcpy(&h, s->data, sizeof h);
+    memcpy(&h, slot(f, r)->data, sizeof h);
     if (h.magic != (NB_MAGIC | (uint32_t)f->kind) || h.blk != f->blk) {
         LOG_WARN("coll: non-blocking %s: rank %d's line in the node's slots is not this call's "
                  "(kind %#x, %llu-byte blocks; mine: %zu-byte blocks)",
                  coll_kind_name(f->kind), r, h.magic, (unsigned long long)h.blk, f->blk);
         return NULL;
     }
-    return s->data + sizeof h;
+    return data(f, r);
 }
 
 /* whose lines this rank reads: every rank's, the root's, or none */
@@ -146,8 +162,7 @@ static int take(coll_nbf_t *f, coll_comm_t *cc)
     if (how == READ_NONE)
         return 1;
     if (how == READ_ROOT) {
-        const shm_slot_t *s = coll_slot_of(coll_flags_slots(comm), NB_SET, f->root, f->seq);
-        if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) < f->seq)
+        if (__atomic_load_n(&slot(f, f->root)->seq, __ATOMIC_ACQUIRE) < f->seq)
             return 0;
         const uint8_t *d = line_of(f, f->root);
         if (!d)
@@ -161,13 +176,12 @@ static int take(coll_nbf_t *f, coll_comm_t *cc)
     if (!coll_flags_ready(comm, NB_SET, f->seq, &f->from))
         return 0;
     cc->nb_seen = f->seq;
+    /* every header first: a call some rank disagrees about writes nothing */
     for (int r = 0; r < p; r++)
         if (!line_of(f, r)) {
             f->err = VC_ERR_ARG;
             return 1;
         }
-    shm_slot_t *base = coll_flags_slots(comm);
-#define DATA(r) (coll_slot_of(base, NB_SET, (r), f->seq)->data + sizeof(nb_hdr_t))
     switch (f->kind) {
     case COLL_REDUCE:
     case COLL_ALLREDUCE:
@@ -177,16 +191,15 @@ static int take(coll_nbf_t *f, coll_comm_t *cc)
     case COLL_ALLGATHER:
         for (int r = 0; r < p; r++)
             if (blk && !(r == me && f->inplace))
-                memcpy(out + (size_t)r * blk, DATA(r), blk);
+                memcpy(out + (size_t)r * blk, data(f, r), blk);
         break;
     case COLL_ALLTOALL:
         for (int r = 0; r < p; r++)
             if (blk)
-                memcpy(out + (size_t)r * blk, DATA(r) + (size_t)me * blk, blk);
+                memcpy(out + (size_t)r * blk, data(f, r) + (size_t)me * blk, blk);
         break;
     default: break;     /* barrier: the lines are the news */
     }
-#undef DATA
     return 1;
 }
 
@@ -301,7 +314,7 @@ int coll_flags_nb_start(const coll_call_t *c, struct vc_request **req, int *rc)
     /* the largest line any rank writes, header included, must fit: the
        same answer on every rank (kind, block and ranks agree) */
     size_t most = line_bytes(c->kind, c->root, c->root, p, blk);
-    if (!nb_kind(c->kind) || sizeof(nb_hdr_t) + most > sizeof(((shm_slot_t *)0)->data) ||
+    if (sizeof(nb_hdr_t) + most > sizeof(((shm_slot_t *)0)->data) ||
         (c->kind == COLL_ALLTOALL && most / (size_t)p != blk))
         return 0;
     coll_nbf_t *f = malloc(sizeof *f);

@@ -45,23 +45,6 @@ int coll_flags_await(const struct vc_comm *comm, int first, uint64_t seq);
 void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, size_t at,
                         void *rbuf, size_t count, vc_dtype_t dt, vc_op_t op);
 
-/* A non-blocking call through the flag slots (shm_flags_nb.c): the
- * state its request keeps (r->coll). */
-typedef struct coll_nbf {
-    list_node_t fifo;           /* on cc->nbf_q, in issue order, until done */
-    struct vc_request *r;       /* the request it completes */
-    struct vc_comm *comm;
-    int kind, root, inplace;
-    int pub;                    /* my line is out */
-    int from;                   /* the first rank whose line I have not seen */
-    int err;
-    uint64_t seq;               /* its number among the non-blocking calls */
-    size_t count, blk;          /* elements and bytes of one block */
-    vc_dtype_t dt;
-    vc_op_t op;
-    const void *in;
-    void *out;
-} coll_nbf_t;
 /* the registry's start of "flags": 1 = took the call (*req, or *rc an
    error), 0 = not here (the same on every rank), go on as a schedule */
 int coll_flags_nb_start(const coll_call_t *c, struct vc_request **req, int *rc);
