@@ -439,6 +439,25 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm)
     MADE(PMPI_Intercomm_merge(inter, high, newcomm), MPI_COMM_NULL, -1, newcomm);
 }
 
+/* MPI_Comm_free that first waits for the communicator's pending
+   communication, so it blocks (a rank's pending send waits for a receiver
+   that may need vcoll to move first), and vcoll is kept moving meanwhile.
+   The twin goes first, here: its delete callback (vc_comm_free) must not
+   run inside MPI while the stand-in polls vcoll from another thread. */
+int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    int rc;
+    if (vcmpi.on && comm && *comm != MPI_COMM_NULL && *comm != MPI_COMM_WORLD &&
+        *comm != MPI_COMM_SELF) {
+        void *t;
+        int flag = 0;
+        if (PMPI_Comm_get_attr(*comm, vcmpi.keyval, &t, &flag) == MPI_SUCCESS && flag)
+            PMPI_Comm_delete_attr(*comm, vcmpi.keyval);
+    }
+    VCMPI_BLOCKING(rc, PMPI_Comm_disconnect(comm));
+    return rc;
+}
+
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *newcomm)
 {

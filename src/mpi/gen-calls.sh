@@ -49,10 +49,21 @@ function cparam(k, a) {
     if (k == "newwin" || k == "winio") return "MPI_Win *" a
     if (k == "status") return "MPI_Status *" a
     if (k == "msgio") return "MPI_Message *" a
+    if (k == "file") return "MPI_File " a
+    if (k == "fileio") return "MPI_File *" a
+    if (k == "offset") return "MPI_Offset " a
+    if (k == "str") return "const char *" a
+    if (k == "strs") return "char *" a "[]"
+    if (k == "argvs") return "char **" a "[]"
+    if (k == "infos") return "const MPI_Info " a "[]"
+    if (k == "intp") return "int *" a
+    if (k == "intsout") return "int " a "[]"
+    if (k == "errh") return "MPI_Errhandler " a
     return ""
 }
 /^#/ || NF == 0 { next }
-/^%blocking/ { blocking = 1; next }
+/^%blocking/ { blocking = 1; conly = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
+mode == "fortran" && conly { next }
 mode == "blocking" && blocking {
     params = ""; args = ""
     for (i = 3; i <= NF; i++) {
@@ -64,7 +75,8 @@ mode == "blocking" && blocking {
         args = args ", " a
     }
     sub(/^, /, "", params); sub(/^, /, "", args)
-    out = out "int " $2 "(" params ")\n{\n    int rc;\n    VCMPI_BLOCKING(rc, P" $2 "(" args "));\n    return rc;\n}\n\n"
+    fn = "int " $2 "(" params ")\n{\n    int rc;\n    VCMPI_BLOCKING(rc, P" $2 "(" args "));\n    return rc;\n}\n\n"
+    out = out (mpi4 ? "#if MPI_VERSION >= 4\n" fn "#endif\n\n" : fn)
     next
 }
 mode == "blocking" { next }

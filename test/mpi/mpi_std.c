@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, verbose;
 static const char *test;
@@ -1099,6 +1100,11 @@ static void t_pending_dup(void)
    at np 4 under both MPIs (the fallback at np 2 as well: it also ran
    MPI's non-blocking form on rank 0 alone, which MPI does not match with
    the others' blocking one); the loops hung under MPICH. */
+static char io_name[256];    /* a file all ranks see (t_pending_block) */
+static MPI_Comm pend_dup;    /* a dup of the world that c == 9 disconnects */
+enum { BIG = 1 << 18 };      /* ints: 1 MiB, past any eager limit */
+
+
 static void pending_call(int c)
 {
     int n = size, me = rank;
@@ -1173,6 +1179,55 @@ static void pending_call(int c)
         MPI_Win_free(&w);
         MPI_Group_free(&g);
         MPI_Group_free(&wg);
+    } else if (c == 7) {
+        /* collective MPI-IO: each rank writes its int at its place, then
+           (sync, barrier, sync: MPI's rule for seeing another's write)
+           reads its right neighbour's */
+        MPI_File f;
+        int v = 1000 + me, w = -1, e;
+        e = MPI_File_open(MPI_COMM_WORLD, io_name,
+                          MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                          MPI_INFO_NULL, &f);
+        NEED(e == MPI_SUCCESS, "file_open %s: error %d", io_name, e);
+        e = MPI_File_set_view(f, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+        NEED(e == MPI_SUCCESS, "file_set_view: error %d", e);
+        e = MPI_File_write_at_all(f, me, &v, 1, MPI_INT, MPI_STATUS_IGNORE);
+        NEED(e == MPI_SUCCESS, "file_write_at_all: error %d", e);
+        MPI_File_sync(f);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_File_sync(f);
+        e = MPI_File_read_at_all(f, (me + 1) % n, &w, 1, MPI_INT, MPI_STATUS_IGNORE);
+        NEED(e == MPI_SUCCESS, "file_read_at_all: error %d", e);
+        e = MPI_File_close(&f);
+        NEED(e == MPI_SUCCESS && f == MPI_FILE_NULL, "file_close: error %d", e);
+        NEED(w == 1000 + (me + 1) % n, "file: read %d, want %d", w, 1000 + (me + 1) % n);
+    } else if (c == 8 && n > 1) {
+        /* a buffered send too big to go eagerly: the detach returns once
+           rank 1 has received it, which it does after its allreduce */
+        if (me == 0) {
+            int sz = BIG * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+            char *att = xmalloc((size_t)sz);
+            int *b = xmalloc(BIG * sizeof(int));
+            void *p;
+            for (int i = 0; i < BIG; i++)
+                b[i] = 1000 + i;
+            MPI_Buffer_attach(att, sz);
+            MPI_Bsend(b, BIG, MPI_INT, 1, 8, MPI_COMM_WORLD);
+            MPI_Buffer_detach(&p, &sz);
+            NEED(p == att, "buffer_detach: %p, want %p", p, (void *)att);
+            free(att);
+            free(b);
+        } else if (me == 1) {
+            int *v = xmalloc(BIG * sizeof(int));
+            MPI_Recv(v, BIG, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int i = 0; i < BIG; i++)
+                NEED(v[i] == 1000 + i, "bsend [%d]: %d, want %d", i, v[i], 1000 + i);
+            free(v);
+        }
+    } else if (c == 9 && n > 1) {
+        /* disconnect is collective: both MPIs synchronize the members */
+        MPI_Comm_disconnect(&pend_dup);
+        NEED(pend_dup == MPI_COMM_NULL, "comm_disconnect left the handle");
     } else if (c == 4 && n > 1) {
         /* evens and odds, led by world ranks 0 and 1 */
         MPI_Comm local, inter;
@@ -1189,17 +1244,36 @@ static void pending_call(int c)
 static void t_pending_block(void)
 {
     static const char *what[] = {"alltoallw", "split", "window", "sendrecv_replace",
-                                 "intercomm_create", "improbe loop", "win_test loop"};
+                                 "intercomm_create", "improbe loop", "win_test loop",
+                                 "collective file I/O", "buffer_detach", "comm_disconnect"};
     /* large enough to pass in pieces: whatever the algorithm, the others
        need rank 0 to keep consuming and passing them on after it started */
     enum { N = 1 << 16 };
     int *x = xmalloc(N * sizeof(int)), *y = xmalloc(N * sizeof(int));
-    for (int c = 0; c < 7; c++) {
+    if (rank == 0) {
+        const char *d = getenv("TMPDIR");
+        snprintf(io_name, sizeof io_name, "%s/mpi_std_io.%ld", d && *d ? d : "/tmp",
+                 (long)getpid());
+    }
+    MPI_Bcast(io_name, sizeof io_name, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Comm_dup(MPI_COMM_WORLD, &pend_dup);
+    for (int c = 0; c < 10; c++) {
         MPI_Request q;
         for (int i = 0; i < N; i++)
             x[i] = rank + c + i % 7, y[i] = -1;
         step("%s with an iallreduce pending on rank 0", what[c]);
-        MPI_Iallreduce(x, y, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+        /* rank 0 starts first (the others start on its word): nothing
+           of theirs is there to reduce yet, so rank 0 cannot finish its
+           part at its start, whatever the timing */
+        if (rank == 0) {
+            MPI_Iallreduce(x, y, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+            for (int r = 1; r < size; r++)
+                MPI_Send(&c, 1, MPI_INT, r, 3, MPI_COMM_WORLD);
+        } else {
+            int go;
+            MPI_Recv(&go, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Iallreduce(x, y, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+        }
         if (rank == 0) {
             pending_call(c);
             MPI_Wait(&q, MPI_STATUS_IGNORE);
@@ -1212,6 +1286,8 @@ static void t_pending_block(void)
             NEED(y[i] == want, "%s: iallreduce [%d] %d, want %d", what[c], i, y[i], want);
         }
     }
+    if (pend_dup != MPI_COMM_NULL)     /* one rank: c == 9 did not run */
+        MPI_Comm_free(&pend_dup);
     free(x);
     free(y);
 }
