@@ -33,12 +33,14 @@
 #define COMM_T type(MPI_Comm)
 #define REQ_T type(MPI_Request)
 #define WIN_T type(MPI_Win)
+#define FILE_T type(MPI_File)
 #define STATUS_DECL type(MPI_Status) :: st
 #define ST(f) st%f
 #else
 #define COMM_T integer
 #define REQ_T integer
 #define WIN_T integer
+#define FILE_T integer
 #define STATUS_DECL integer :: st(MPI_STATUS_SIZE)
 #define ST(f) st(f)
 #endif
@@ -438,8 +440,11 @@ contains
     integer, intent(in) :: it
     REQ_T :: req
     WIN_T :: win
+    FILE_T :: fh
     COMM_T :: local, inter
-    integer :: x, y, v, step, rs
+    integer :: x, y, v, w, step, rs, tag
+    integer(kind=MPI_OFFSET_KIND) :: off
+    character(len=64) :: fname
     integer :: cell(2)
     integer(kind=MPI_ADDRESS_KIND) :: wsz
 #if defined(USE_MPI_F08)
@@ -447,7 +452,11 @@ contains
 #else
     integer(kind=MPI_ADDRESS_KIND) :: base
 #endif
-    do step = 1, 3
+    ! a file name all ranks share, new each run
+    call system_clock(tag)
+    call MPI_Bcast(tag, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+    write (fname, '(a,i0)') '/tmp/vcoll_mpi_coll_f.', tag
+    do step = 1, 4
        x = wrank + it + step
        call MPI_Iallreduce(x, y, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
        call chkerr('MPI_Iallreduce (pending)', 0, it)
@@ -498,6 +507,28 @@ contains
              call MPI_Comm_free(inter, ierr)
              call MPI_Comm_free(local, ierr)
           end if
+       case (4)
+          ! collective file I/O: each rank writes its value at its place,
+          ! then reads its right neighbour's (sync, barrier, sync)
+          call MPI_File_open(MPI_COMM_WORLD, fname, &
+               ior(ior(MPI_MODE_CREATE, MPI_MODE_RDWR), MPI_MODE_DELETE_ON_CLOSE), &
+               MPI_INFO_NULL, fh, ierr)
+          call chkerr('MPI_File_open', 0, it)
+          off = 4 * wrank
+          v = 1000 + wrank + it
+          call MPI_File_write_at_all(fh, off, v, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+          call chkerr('MPI_File_write_at_all', 0, it)
+          call MPI_File_sync(fh, ierr)
+          call MPI_Barrier(MPI_COMM_WORLD, ierr)
+          call MPI_File_sync(fh, ierr)
+          off = 4 * mod(wrank + 1, wsize)
+          w = -1
+          call MPI_File_read_at_all(fh, off, w, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+          call chkerr('MPI_File_read_at_all', 0, it)
+          call MPI_File_close(fh, ierr)
+          call chkerr('MPI_File_close', 0, it)
+          call chk(fh == MPI_FILE_NULL, 'MPI_File_close: handle not MPI_FILE_NULL', 0, it)
+          call chk(w == 1000 + mod(wrank + 1, wsize) + it, 'MPI_File_read_at_all', 0, it)
        end select
        if (wrank == 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
        call chkerr('MPI_Wait (pending)', 0, it)
