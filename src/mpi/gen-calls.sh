@@ -56,14 +56,23 @@ function cparam(k, a) {
     if (k == "strs") return "char *" a "[]"
     if (k == "argvs") return "char **" a "[]"
     if (k == "infos") return "const MPI_Info " a "[]"
-    if (k == "intp") return "int *" a
+    if (k == "intout") return "int *" a
+    if (k == "flagin") return "int " a
     if (k == "intsout") return "int " a "[]"
     if (k == "errh") return "MPI_Errhandler " a
     return ""
 }
 /^#/ || NF == 0 { next }
 /^%blocking/ { blocking = 1; conly = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
-mode == "fortran" && conly { next }
+# C-only lines: the mpi_f08 binding of MPICH calls PMPI_* directly for a
+# call without a buffer, so those whose kinds a Fortran entry can take get
+# one there (under VCF_F08: the engine of Open MPI polls vcoll itself, and
+# the other MPICH bindings reach the C entry point)
+mode == "fortran" && conly {
+    for (i = 3; i <= NF; i++)
+        if ($i !~ /^(file|fileio|offset|int|info|intout|baseptr|flagin)$/) next
+    f08only = 1
+}
 mode == "blocking" && blocking {
     params = ""; args = ""
     for (i = 3; i <= NF; i++) {
@@ -102,6 +111,13 @@ mode == "fortran" {
         else if (k == "win") { p = "MPI_Fint *" a; c = "PMPI_Win_f2c(*" a ")" }
         else if (k == "aint") { p = "MPI_Aint *" a; c = "*" a }
         else if (k == "baseptr") { p = "void *" a; c = a }
+        else if (k == "file") { p = "MPI_Fint *" a; c = "PMPI_File_f2c(*" a ")" }
+        else if (k == "offset") { p = "MPI_Offset *" a; c = "*" a }
+        else if (k == "fileio") {
+            p = "MPI_Fint *" a; c = "&fh" i
+            decls = decls "    MPI_File fh" i " = PMPI_File_f2c(*" a ");\n"
+            post = post "    if (rc == MPI_SUCCESS)\n        *" a " = PMPI_File_c2f(fh" i ");\n"
+        }
         else if (k == "group") { p = "MPI_Fint *" a; c = "PMPI_Group_f2c(*" a ")" }
         else if (k == "info") { p = "MPI_Fint *" a; c = "PMPI_Info_f2c(*" a ")" }
         else if (k == "reqin") { p = "MPI_Fint *" a; c = "PMPI_Request_f2c(*" a ")" }
@@ -166,6 +182,8 @@ mode == "fortran" {
     }
     sub(/^, /, "", args)
     body = ""
+    if (f08only)
+        line("#ifdef VCF_F08")
     pers = cfn ~ /^VCMPI_PINIT/
     if (pers)
         line("#if VCMPI_HAVE_PCOLL")
@@ -189,6 +207,9 @@ mode == "fortran" {
         line("#endif")
     if (pers)
         line("#endif")
+    if (f08only)
+        line("#endif")
+    f08only = 0
     out = out body "\n"
     next
 }
