@@ -443,12 +443,12 @@ int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm *newcomm)
    communication, so it blocks (a rank's pending send waits for a receiver
    that may need vcoll to move first), and vcoll is kept moving meanwhile.
    The twin goes first, here: its delete callback (vc_comm_free) must not
-   run inside MPI while the stand-in polls vcoll from another thread. */
+   run inside MPI while the stand-in polls vcoll from another thread.
+   (Only communicators made through the drop-in carry the attribute.) */
 int MPI_Comm_disconnect(MPI_Comm *comm)
 {
     int rc;
-    if (vcmpi.on && comm && *comm != MPI_COMM_NULL && *comm != MPI_COMM_WORLD &&
-        *comm != MPI_COMM_SELF) {
+    if (vcmpi.on && comm && *comm != MPI_COMM_NULL) {
         void *t;
         int flag = 0;
         if (PMPI_Comm_get_attr(*comm, vcmpi.keyval, &t, &flag) == MPI_SUCCESS && flag)

@@ -71,7 +71,6 @@ function cparam(k, a) {
 mode == "fortran" && conly {
     for (i = 3; i <= NF; i++)
         if ($i !~ /^(file|fileio|offset|int|info|intout|baseptr|flagin)$/) next
-    f08only = 1
 }
 mode == "blocking" && blocking {
     params = ""; args = ""
@@ -182,7 +181,7 @@ mode == "fortran" {
     }
     sub(/^, /, "", args)
     body = ""
-    if (f08only)
+    if (conly)
         line("#ifdef VCF_F08")
     pers = cfn ~ /^VCMPI_PINIT/
     if (pers)
@@ -207,9 +206,8 @@ mode == "fortran" {
         line("#endif")
     if (pers)
         line("#endif")
-    if (f08only)
+    if (conly)
         line("#endif")
-    f08only = 0
     out = out body "\n"
     next
 }

@@ -1088,6 +1088,10 @@ static void t_pending_dup(void)
     MPI_Comm_free(&d);
 }
 
+static char io_name[256];    /* a file all ranks see (t_pending_block) */
+static MPI_Comm pend_dup;    /* a dup of the world that c == 9 disconnects */
+enum { BIG = 1 << 18 };      /* ints: 1 MiB, past any eager limit */
+
 /* 16. Rank 0 blocks in an MPI call with a non-blocking allreduce open; the
    others first wait for the allreduce, then make the same call. MPI says
    their waits finish (rank 0 started its part), so vcoll's request must
@@ -1099,12 +1103,10 @@ static void t_pending_dup(void)
    wait. Before the drop-in polled vcoll from inside such calls, each hung
    at np 4 under both MPIs (the fallback at np 2 as well: it also ran
    MPI's non-blocking form on rank 0 alone, which MPI does not match with
-   the others' blocking one); the loops hung under MPICH. */
-static char io_name[256];    /* a file all ranks see (t_pending_block) */
-static MPI_Comm pend_dup;    /* a dup of the world that c == 9 disconnects */
-enum { BIG = 1 << 18 };      /* ints: 1 MiB, past any eager limit */
-
-
+   the others' blocking one); the loops hung under MPICH. Collective
+   MPI-IO, MPI_Buffer_detach and MPI_Comm_disconnect hung the same way
+   under MPICH (and Open MPI without its hook) until the drop-in wrapped
+   them. */
 static void pending_call(int c)
 {
     int n = size, me = rank;
@@ -1257,7 +1259,7 @@ static void t_pending_block(void)
     }
     MPI_Bcast(io_name, sizeof io_name, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Comm_dup(MPI_COMM_WORLD, &pend_dup);
-    for (int c = 0; c < 10; c++) {
+    for (int c = 0; c < (int)(sizeof what / sizeof *what); c++) {
         MPI_Request q;
         for (int i = 0; i < N; i++)
             x[i] = rank + c + i % 7, y[i] = -1;
@@ -1269,15 +1271,12 @@ static void t_pending_block(void)
             MPI_Iallreduce(x, y, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
             for (int r = 1; r < size; r++)
                 MPI_Send(&c, 1, MPI_INT, r, 3, MPI_COMM_WORLD);
+            pending_call(c);
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
         } else {
             int go;
             MPI_Recv(&go, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Iallreduce(x, y, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
-        }
-        if (rank == 0) {
-            pending_call(c);
-            MPI_Wait(&q, MPI_STATUS_IGNORE);
-        } else {
             MPI_Wait(&q, MPI_STATUS_IGNORE);
             pending_call(c);
         }
