@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 #include "fortran_rt.h"
 
 #ifdef VCF_ENABLED
@@ -138,6 +139,26 @@ int *vcf_ints_in(MPI_Fint n, int *ok)
     int *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
     if (!c)
         *ok = 0;
+    return c;
+}
+
+/* MPICH's mpi_f08 drops a string's leading and trailing blanks (its
+   MPIR_Fortran_string_f2c): the same here, so a file name or port name
+   means what it means on the plain MPI */
+char *vcf_str_in(const char *f, size_t len, int *ok)
+{
+    size_t b = 0, e = len;
+    while (b < e && f[b] == ' ')
+        b++;
+    while (e > b && f[e - 1] == ' ')
+        e--;
+    char *c = malloc(e - b + 1);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    memcpy(c, f + b, e - b);
+    c[e - b] = '\0';
     return c;
 }
 

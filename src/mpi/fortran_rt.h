@@ -91,6 +91,8 @@ void vcf_reqs_out(MPI_Request *c, MPI_Fint *f, MPI_Fint n);
 MPI_Status *vcf_statuses_in(const MPI_Fint *f, MPI_Fint n, int *ok);
 void vcf_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n, int rc);
 int *vcf_ints_in(MPI_Fint n, int *ok);
+/* a CHARACTER(LEN=len) argument as a C string (malloc'd) */
+char *vcf_str_in(const char *f, size_t len, int *ok);
 void vcf_indices_out(int *c, MPI_Fint *f, int n);
 
 #endif

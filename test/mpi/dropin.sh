@@ -277,7 +277,7 @@ fortran() {   # mpi, label
         # fall back there, the persistent one included.
         nb="Neighbor_alltoall Ineighbor_allgather Allreduce_init Neighbor_alltoall_init" nbx=NONE
         [ $mpi = openmpi ] && x="$x -DOMPI_PCOLL"
-        [ $mpi = mpich ] && x="$x -DSTATUS_KEEPS_ERROR"
+        [ $mpi = mpich ] && x="$x -DSTATUS_KEEPS_ERROR -DHAVE_MPI4"
         [ $mpi:$bind = openmpi:MPI_F08 ] && nb=Allreduce_init nbx=eighbor_
         if ! "$fc" -O1 $x -DHAVE_PCOLL -DUSE_$bind "$srcdir/test/mpi/fortran/mpi_coll_f.F90" \
                 -o "$prog" > "$tmp/out" 2>&1 &&

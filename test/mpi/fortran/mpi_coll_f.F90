@@ -13,7 +13,8 @@
 ! by Open MPI 4.1's names (MPIX_*_init, from its pcollreq extension:
 ! mpif-ext.h, use mpi_ext, use mpi_f08_ext).
 ! test_pending makes MPI's blocking calls that wait for other ranks
-! (MPI_Sendrecv_replace, windows, an intercommunicator) on rank 0 with an
+! (MPI_Sendrecv_replace, windows, an intercommunicator, MPI-IO, a
+! disconnect; -DHAVE_MPI4: MPI-4's group constructors) on rank 0 with an
 ! MPI_Iallreduce still open there, the others after waiting for it: the
 ! drop-in's Fortran entry points of those calls, and vcoll moving meanwhile.
 ! Rank 0 prints 'fortran: all checks passed' at the end; the first failed
@@ -433,19 +434,29 @@ contains
   ! a persistent allreduce started twice and a persistent neighbour
   ! alltoall, then freed
   ! rank 0 with an allreduce open, the others after it: the blocking calls
-  ! must let it finish (windows from np 2: Open MPI 4.1 with self and vader
-  ! has no one-sided component for one process; no data through them:
-  ! Debian's MPICH 4.0.2 on ch4:ucx loses puts even plain)
+  ! must let it finish. Each step's first blocking call is the one rank 0
+  ! makes with the allreduce pending (what comes after it finds it done):
+  !   1 MPI_Sendrecv_replace  2 windows  3 MPI_Intercomm_create
+  !   4 MPI_File_set_size and collective I/O on a file opened before
+  !   5 MPI_File_open (a name with blanks around it: trimmed)
+  !   6 MPI_File_set_view (datarep 'native' with trailing blanks)
+  !   7 MPI_Comm_disconnect of a dup made before
+  !   8 MPI-4's MPI_Comm_create_from_group, then from np 2
+  !     MPI_Intercomm_create_from_groups (HAVE_MPI4)
+  ! (windows from np 2: Open MPI 4.1 with self and vader has no one-sided
+  ! component for one process; no data through them: Debian's MPICH 4.0.2
+  ! on ch4:ucx loses puts even plain)
   subroutine test_pending(it)
     integer, intent(in) :: it
     REQ_T :: req
     WIN_T :: win
     FILE_T :: fh
-    COMM_T :: local, inter
+    COMM_T :: local, inter, dupc
     integer, parameter :: nbig = 65536
-    integer :: x(nbig), y(nbig), v, w, step, rs, tag, r
-    integer(kind=MPI_OFFSET_KIND) :: off
+    integer :: x(nbig), y(nbig), v, step, rs, tag, r, amode
     character(len=64) :: fname
+    character(len=16) :: datarep
+    logical :: ex
     integer :: cell(2)
     integer(kind=MPI_ADDRESS_KIND) :: wsz
 #if defined(USE_MPI_F08)
@@ -453,9 +464,17 @@ contains
 #else
     integer(kind=MPI_ADDRESS_KIND) :: base
 #endif
+#if defined(HAVE_MPI4)
+#if defined(USE_MPI_F08)
+    type(MPI_Group) :: wgroup, lgroup, rgroup
+#else
+    integer :: wgroup, lgroup, rgroup
+#endif
+    integer :: ranges(3, 1), sz
+#endif
     ! Open MPI with VCOLL_MPI_HOOK=0 polls vcoll only in the C entry points
     ! and the Fortran ones of the drop-in's table: its Fortran bindings
-    ! call PMPI_File_* directly, so the file step is for the other runs
+    ! call PMPI_File_* directly, so the file steps are for the other runs
     logical :: files
     character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
     character(len=8) :: hook
@@ -467,16 +486,21 @@ contains
     call system_clock(tag)
     call MPI_Bcast(tag, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     write (fname, '(a,i0)') '/tmp/vcoll_mpi_coll_f.', tag
-    do step = 1, merge(4, 3, files)
+    amode = ior(ior(MPI_MODE_CREATE, MPI_MODE_RDWR), MPI_MODE_DELETE_ON_CLOSE)
+    datarep = 'native'
+    do step = 1, 8
+       if (step >= 4 .and. step <= 6 .and. .not. files) cycle
+#if !defined(HAVE_MPI4)
+       if (step == 8) cycle
+#endif
        x = wrank + it + step
-       if (step == 4) then
-          ! the file is opened before: the blocking calls made with the
-          ! allreduce pending are set_size, set_atomicity, the collective
-          ! reads and writes, sync and close
-          call MPI_File_open(MPI_COMM_WORLD, fname, &
-               ior(ior(MPI_MODE_CREATE, MPI_MODE_RDWR), MPI_MODE_DELETE_ON_CLOSE), &
-               MPI_INFO_NULL, fh, ierr)
+       if (step == 4 .or. step == 6) then
+          call MPI_File_open(MPI_COMM_WORLD, fname, amode, MPI_INFO_NULL, fh, ierr)
           call chkerr('MPI_File_open', 0, it)
+       end if
+       if (step == 7) then
+          call MPI_Comm_dup(MPI_COMM_WORLD, dupc, ierr)
+          call chkerr('MPI_Comm_dup', 0, it)
        end if
        ! a large allreduce that rank 0 starts first (the others on its
        ! word): rank 0 cannot finish its part at its start, so the others'
@@ -539,28 +563,55 @@ contains
              call MPI_Comm_free(local, ierr)
           end if
        case (4)
-          ! collective file I/O: each rank writes its value at its place,
-          ! then reads its right neighbour's (sync, barrier, sync)
-          off = 0
-          call MPI_File_set_size(fh, off, ierr)
+          call MPI_File_set_size(fh, 0_MPI_OFFSET_KIND, ierr)
           call chkerr('MPI_File_set_size', 0, it)
           call MPI_File_set_atomicity(fh, .false., ierr)
           call chkerr('MPI_File_set_atomicity', 0, it)
-          off = 4 * wrank
-          v = 1000 + wrank + it
-          call MPI_File_write_at_all(fh, off, v, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
-          call chkerr('MPI_File_write_at_all', 0, it)
-          call MPI_File_sync(fh, ierr)
-          call MPI_Barrier(MPI_COMM_WORLD, ierr)
-          call MPI_File_sync(fh, ierr)
-          off = 4 * mod(wrank + 1, wsize)
-          w = -1
-          call MPI_File_read_at_all(fh, off, w, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
-          call chkerr('MPI_File_read_at_all', 0, it)
-          call MPI_File_close(fh, ierr)
-          call chkerr('MPI_File_close', 0, it)
-          call chk(fh == MPI_FILE_NULL, 'MPI_File_close: handle not MPI_FILE_NULL', 0, it)
-          call chk(w == 1000 + mod(wrank + 1, wsize) + it, 'MPI_File_read_at_all', 0, it)
+          call file_io(fh, 4, it)
+       case (5)
+          call MPI_File_open(MPI_COMM_WORLD, '  ' // trim(fname) // '  ', amode, &
+               MPI_INFO_NULL, fh, ierr)
+          call chkerr('MPI_File_open (blanks around the name)', 0, it)
+          inquire (file=trim(fname), exist=ex)
+          call chk(ex, 'MPI_File_open: the file is not there by its trimmed name', 0, it)
+          call file_io(fh, 4, it)
+       case (6)
+          call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+               datarep, MPI_INFO_NULL, ierr)
+          call chkerr('MPI_File_set_view', 0, it)
+          call file_io(fh, 1, it)
+       case (7)
+          call MPI_Comm_disconnect(dupc, ierr)
+          call chkerr('MPI_Comm_disconnect', 0, it)
+          call chk(dupc == MPI_COMM_NULL, 'MPI_Comm_disconnect: handle not MPI_COMM_NULL', &
+               0, it)
+#if defined(HAVE_MPI4)
+       case (8)
+          call MPI_Comm_group(MPI_COMM_WORLD, wgroup, ierr)
+          call MPI_Comm_create_from_group(wgroup, 'org.vcoll.test.pending  ', &
+               MPI_INFO_NULL, MPI_ERRORS_RETURN, dupc, ierr)
+          call chkerr('MPI_Comm_create_from_group', 0, it)
+          call MPI_Comm_size(dupc, sz, ierr)
+          call chk(sz == wsize, 'MPI_Comm_create_from_group: size', 0, it)
+          call MPI_Comm_free(dupc, ierr)
+          if (wsize > 1) then
+             ! even ranks and odd ranks, each the other's remote group
+             ranges(:, 1) = (/ mod(wrank, 2), wsize - 1, 2 /)
+             call MPI_Group_range_incl(wgroup, 1, ranges, lgroup, ierr)
+             ranges(:, 1) = (/ 1 - mod(wrank, 2), wsize - 1, 2 /)
+             call MPI_Group_range_incl(wgroup, 1, ranges, rgroup, ierr)
+             call MPI_Intercomm_create_from_groups(lgroup, 0, rgroup, 0, &
+                  'org.vcoll.test.inter', MPI_INFO_NULL, MPI_ERRORS_RETURN, inter, ierr)
+             call chkerr('MPI_Intercomm_create_from_groups', 0, it)
+             call MPI_Comm_remote_size(inter, rs, ierr)
+             call chk(rs == (wsize + mod(wrank, 2)) / 2, &
+                  'MPI_Intercomm_create_from_groups: remote size', 0, it)
+             call MPI_Comm_free(inter, ierr)
+             call MPI_Group_free(lgroup, ierr)
+             call MPI_Group_free(rgroup, ierr)
+          end if
+          call MPI_Group_free(wgroup, ierr)
+#endif
        end select
        if (wrank == 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
        call chkerr('MPI_Wait (pending)', 0, it)
@@ -568,6 +619,32 @@ contains
             'pending MPI_Iallreduce', 0, it)
     end do
   end subroutine test_pending
+
+  ! collective file I/O on fh, then its close: each rank writes its value
+  ! at its place, then reads its right neighbour's (sync, barrier, sync);
+  ! per: offset units per INTEGER (4 without a view, where offsets count
+  ! bytes; 1 with an MPI_INTEGER one, where they count INTEGERs)
+  subroutine file_io(fh, per, it)
+    FILE_T, intent(inout) :: fh
+    integer, intent(in) :: per, it
+    integer(kind=MPI_OFFSET_KIND) :: off
+    integer :: v, w
+    off = per * wrank
+    v = 1000 + wrank + it
+    call MPI_File_write_at_all(fh, off, v, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call chkerr('MPI_File_write_at_all', 0, it)
+    call MPI_File_sync(fh, ierr)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    call MPI_File_sync(fh, ierr)
+    off = per * mod(wrank + 1, wsize)
+    w = -1
+    call MPI_File_read_at_all(fh, off, w, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+    call chkerr('MPI_File_read_at_all', 0, it)
+    call MPI_File_close(fh, ierr)
+    call chkerr('MPI_File_close', 0, it)
+    call chk(fh == MPI_FILE_NULL, 'MPI_File_close: handle not MPI_FILE_NULL', 0, it)
+    call chk(w == 1000 + mod(wrank + 1, wsize) + it, 'MPI_File_read_at_all', 0, it)
+  end subroutine file_io
 
   subroutine test_topo(it)
     integer, intent(in) :: it
