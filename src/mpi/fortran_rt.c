@@ -142,12 +142,12 @@ int *vcf_ints_in(MPI_Fint n, int *ok)
     return c;
 }
 
-/* MPICH's mpi_f08 drops a string's leading and trailing blanks (its
-   MPIR_Fortran_string_f2c): the same here, so a file name or port name
-   means what it means on the plain MPI */
-char *vcf_str_in(const char *f, size_t len, int *ok)
+/* Both MPIs' Fortran bindings drop a string's leading and trailing blanks:
+   the same here, so a file or port name means what it means on the plain
+   MPI. len: the hidden length, as VCF_STRLEN (an int under Open MPI) */
+char *vcf_str_in(const char *f, long long len, int *ok)
 {
-    size_t b = 0, e = len;
+    size_t b = 0, e = len > 0 ? (size_t)len : 0;
     while (b < e && f[b] == ' ')
         b++;
     while (e > b && f[e - 1] == ' ')

@@ -53,6 +53,8 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
    caller's too */
 #define VCF_STATUS_ON_ERROR 1
 #define VCF_STATUS_INTS (sizeof(MPI_F08_status) / sizeof(MPI_Fint))
+/* a string's hidden length: gfortran passes a size_t */
+#define VCF_STRLEN size_t
 #else
 #define VCF_NAMES(fn, name, NAME)                                              \
     VCF_ALIAS(fn, mpi_##name) VCF_ALIAS(fn, mpi_##name##_)                     \
@@ -72,6 +74,10 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
 /* Open MPI's Fortran wrappers copy a status back on success only */
 #define VCF_STATUS_ON_ERROR 0
 #define VCF_STATUS_INTS (sizeof(MPI_Status) / sizeof(MPI_Fint))
+/* a string's hidden length: mpi_f08 passes ompi_*_f an int by value,
+   gfortran's calls of mpif.h's names a size_t, of which an int parameter
+   reads the low half (x86-64, aarch64) */
+#define VCF_STRLEN int
 #endif
 
 /* buffers: Fortran's MPI_IN_PLACE and MPI_BOTTOM are the addresses of
@@ -92,7 +98,7 @@ MPI_Status *vcf_statuses_in(const MPI_Fint *f, MPI_Fint n, int *ok);
 void vcf_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n, int rc);
 int *vcf_ints_in(MPI_Fint n, int *ok);
 /* a CHARACTER(LEN=len) argument as a C string (malloc'd) */
-char *vcf_str_in(const char *f, size_t len, int *ok);
+char *vcf_str_in(const char *f, long long len, int *ok);
 void vcf_indices_out(int *c, MPI_Fint *f, int n);
 
 #endif

@@ -50,7 +50,7 @@ function cparam(k, a) {
     if (k == "status") return "MPI_Status *" a
     if (k == "msgio") return "MPI_Message *" a
     if (k == "file") return "MPI_File " a
-    if (k == "fileio") return "MPI_File *" a
+    if (k == "fileio" || k == "newfile") return "MPI_File *" a
     if (k == "offset") return "MPI_Offset " a
     if (k == "str") return "const char *" a
     if (k == "strs") return "char *" a "[]"
@@ -63,15 +63,19 @@ function cparam(k, a) {
     return ""
 }
 /^#/ || NF == 0 { next }
-/^%blocking/ { blocking = 1; conly = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
-# C-only lines: the mpi_f08 binding of MPICH calls PMPI_* directly for a
-# call without a buffer, so those whose kinds a Fortran entry can take get
-# one there (under VCF_F08: the engine of Open MPI polls vcoll itself, and
-# the other MPICH bindings reach the C entry point). A string is
-# CHARACTER(LEN=*): its length comes after ierror, hidden (gfortran: size_t)
-mode == "fortran" && conly {
+/^%blocking/ { blocking = 1; fpart = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
+# %blocking_c lines get a Fortran entry point only where every kind has a
+# Fortran form (not the string arrays of spawn). Their Fortran calls reach
+# MPI by ways the C entry point does not see: the mpi_f08 binding of MPICH
+# calls PMPI_* directly for a call without a buffer, the bindings of Open
+# MPI always do (and under VCOLL_MPI_HOOK=0 its engine does not poll
+# vcoll). A string is CHARACTER(LEN=*): its length comes after ierror,
+# hidden (VCF_STRLEN). A baseptr there is the address MPI_Buffer_detach
+# hands back, which only mpi_f08 takes (TYPE(C_PTR)): in mpif.h it is a
+# choice buffer MPI does not write
+mode == "fortran" && fpart {
     for (i = 3; i <= NF; i++)
-        if ($i !~ /^(file|fileio|offset|type|int|info|intout|baseptr|flagin|str|comm|newcomm|group|errh)$/) next
+        if ($i !~ /^(file|fileio|newfile|offset|type|int|count|sbuf|rbuf|status|info|intout|baseptr|flagin|str|comm|newcomm|group|errh)$/) next
 }
 mode == "blocking" && blocking {
     params = ""; args = ""
@@ -113,16 +117,16 @@ mode == "fortran" {
         else if (k == "baseptr") { p = "void *" a; c = a }
         else if (k == "file") { p = "MPI_Fint *" a; c = "PMPI_File_f2c(*" a ")" }
         else if (k == "offset") { p = "MPI_Offset *" a; c = "*" a }
-        else if (k == "fileio") {
+        else if (k == "fileio" || k == "newfile") {
             p = "MPI_Fint *" a; c = "&fh" i
-            decls = decls "    MPI_File fh" i " = PMPI_File_f2c(*" a ");\n"
+            decls = decls "    MPI_File fh" i " = " (k == "newfile" ? "MPI_FILE_NULL" : "PMPI_File_f2c(*" a ")") ";\n"
             post = post "    if (rc == MPI_SUCCESS)\n        *" a " = PMPI_File_c2f(fh" i ");\n"
         }
         else if (k == "group") { p = "MPI_Fint *" a; c = "PMPI_Group_f2c(*" a ")" }
         else if (k == "info") { p = "MPI_Fint *" a; c = "PMPI_Info_f2c(*" a ")" }
         else if (k == "errh") { p = "MPI_Fint *" a; c = "PMPI_Errhandler_f2c(*" a ")" }
         else if (k == "str") {
-            p = "const char *" a; c = "s" i; hidden = hidden ", size_t " a "len"
+            p = "const char *" a; c = "s" i; hidden = hidden ", VCF_STRLEN " a "len"
             decls = decls "    char *s" i " = vcf_str_in(" a ", " a "len, &ok);\n"
             post = post "    free(s" i ");\n"
             nalloc++
@@ -194,7 +198,8 @@ mode == "fortran" {
     }
     sub(/^, /, "", args)
     body = ""
-    if (conly)
+    f08only = fpart && $0 ~ / baseptr/
+    if (f08only)
         line("#ifdef VCF_F08")
     if (mpi4)
         line("#if MPI_VERSION >= 4")
@@ -223,7 +228,7 @@ mode == "fortran" {
         line("#endif")
     if (mpi4)
         line("#endif")
-    if (conly)
+    if (f08only)
         line("#endif")
     out = out body "\n"
     next
