@@ -65,7 +65,8 @@ function cparam(k, a) {
 /^#/ || NF == 0 { next }
 /^%blocking/ { blocking = 1; fpart = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
 # %blocking_c lines get a Fortran entry point only where every kind has a
-# Fortran form (not the string arrays of spawn). Their Fortran calls reach
+# Fortran form (the C-only kinds: the string arrays, info array and error
+# codes of spawn). Their Fortran calls reach
 # MPI by ways the C entry point does not see: the mpi_f08 binding of MPICH
 # calls PMPI_* directly for a call without a buffer, the bindings of Open
 # MPI always do (and under VCOLL_MPI_HOOK=0 its engine does not poll
@@ -75,7 +76,7 @@ function cparam(k, a) {
 # choice buffer MPI does not write
 mode == "fortran" && fpart {
     for (i = 3; i <= NF; i++)
-        if ($i !~ /^(file|fileio|newfile|offset|type|int|count|sbuf|rbuf|status|info|intout|baseptr|flagin|str|comm|newcomm|group|errh)$/) next
+        if ($i ~ /^(strs|argvs|infos|intsout)$/) next
 }
 mode == "blocking" && blocking {
     params = ""; args = ""
