@@ -17,6 +17,9 @@
 ! disconnect; -DHAVE_MPI4: MPI-4's group constructors) on rank 0 with an
 ! MPI_Iallreduce still open there, the others after waiting for it: the
 ! drop-in's Fortran entry points of those calls, and vcoll moving meanwhile.
+! -DHAVE_PORTS (Open MPI: Debian's MPICH on ch4:ucx cannot open a port)
+! joins the even and odd world ranks by MPI_Comm_accept/MPI_Comm_connect
+! once (test_ports), through the drop-in's Fortran entry points of both.
 ! Rank 0 prints 'fortran: all checks passed' at the end; the first failed
 ! check prints what failed and calls MPI_Abort.
 
@@ -100,6 +103,9 @@ program mpi_coll_f
      end do
      call test_topo(it)
      call test_pending(it)
+#if defined(HAVE_PORTS)
+     if (it == 1) call test_ports()
+#endif
   end do
 
   call MPI_Comm_free(comms(3), ierr)
@@ -608,6 +614,53 @@ contains
             'pending MPI_Iallreduce', 0, it)
     end do
   end subroutine test_pending
+
+#if defined(HAVE_PORTS)
+  ! the even world ranks accept on a port world rank 0 opened, the odd ones
+  ! connect to it; the port name goes through as MPI_Open_port gave it
+  ! (blank-padded) on one side and with leading blanks on the other (both
+  ! MPIs trim both ends). The two leaders swap their world ranks over the
+  ! intercommunicator, then both sides disconnect. No vcoll request is
+  ! open: plain Open MPI 4.1 does not move its own non-blocking
+  ! collectives inside accept and connect either.
+  subroutine test_ports()
+    character(len=MPI_MAX_PORT_NAME) :: port
+    COMM_T :: local, inter
+    integer :: lrank, rs, v
+    if (wsize < 2) return
+    port = ' '
+    if (wrank == 0) then
+       call MPI_Open_port(MPI_INFO_NULL, port, ierr)
+       call chkerr('MPI_Open_port', 0, 1)
+    end if
+    call MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHARACTER, 0, MPI_COMM_WORLD, ierr)
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(wrank, 2), wrank, local, ierr)
+    call MPI_Comm_rank(local, lrank, ierr)
+    if (mod(wrank, 2) == 0) then
+       call MPI_Comm_accept(port, MPI_INFO_NULL, 0, local, inter, ierr)
+       call chkerr('MPI_Comm_accept', 0, 1)
+    else
+       call MPI_Comm_connect('   ' // trim(port), MPI_INFO_NULL, 0, local, inter, ierr)
+       call chkerr('MPI_Comm_connect (leading blanks)', 0, 1)
+    end if
+    call MPI_Comm_remote_size(inter, rs, ierr)
+    call chk(rs == (wsize + mod(wrank, 2)) / 2, 'accept/connect: remote size', 0, 1)
+    if (lrank == 0) then
+       call MPI_Sendrecv(wrank, 1, MPI_INTEGER, 0, 5, v, 1, MPI_INTEGER, 0, 5, inter, &
+            MPI_STATUS_IGNORE, ierr)
+       call chkerr('MPI_Sendrecv over the accepted intercommunicator', 0, 1)
+       call chk(v == 1 - mod(wrank, 2), 'accept/connect: the other leader', 0, 1)
+    end if
+    call MPI_Comm_disconnect(inter, ierr)
+    call chkerr('MPI_Comm_disconnect (accepted)', 0, 1)
+    call chk(inter == MPI_COMM_NULL, 'MPI_Comm_disconnect: handle not MPI_COMM_NULL', 0, 1)
+    call MPI_Comm_free(local, ierr)
+    if (wrank == 0) then
+       call MPI_Close_port(port, ierr)
+       call chkerr('MPI_Close_port', 0, 1)
+    end if
+  end subroutine test_ports
+#endif
 
   ! collective file I/O on fh, then its close: each rank writes its value
   ! at its place, then reads its right neighbour's (sync, barrier, sync);
