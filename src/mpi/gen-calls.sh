@@ -66,11 +66,10 @@ function cparam(k, a) {
 /^%blocking/ { blocking = 1; fpart = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
 # %blocking_c lines get a Fortran entry point only where every kind has a
 # Fortran form (the C-only kinds: the string arrays, info array and error
-# codes of spawn). Their Fortran calls reach
-# MPI by ways the C entry point does not see: the mpi_f08 binding of MPICH
-# calls PMPI_* directly for a call without a buffer, the bindings of Open
-# MPI always do (and under VCOLL_MPI_HOOK=0 its engine does not poll
-# vcoll). A string is CHARACTER(LEN=*): its length comes after ierror,
+# codes of spawn). Their Fortran calls reach MPI by ways the C entry point
+# does not see: the mpi_f08 binding of MPICH calls PMPI_* directly for a
+# call without a buffer, the bindings of Open MPI always do (and under
+# VCOLL_MPI_HOOK=0 its engine does not poll vcoll). A string is CHARACTER(LEN=*): its length comes after ierror,
 # hidden (VCF_STRLEN). A baseptr there is the address MPI_Buffer_detach
 # hands back, which only mpi_f08 takes (TYPE(C_PTR)): in mpif.h it is a
 # choice buffer MPI does not write

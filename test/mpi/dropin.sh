@@ -278,12 +278,12 @@ fortran() {   # mpi, label
         nb="Neighbor_alltoall Ineighbor_allgather Allreduce_init Neighbor_alltoall_init" nbx=NONE
         # Open MPI joins two halves by a port (test_ports); Debian's
         # MPICH on ch4:ucx cannot open one, even plain
-        [ $mpi = openmpi ] && x="$x -DHAVE_PORTS -DOMPI_PCOLL"
+        [ $mpi = openmpi ] && x="$x -DOMPI_PCOLL -DHAVE_PORTS"
         [ $mpi = mpich ] && x="$x -DSTATUS_KEEPS_ERROR -DHAVE_MPI4"
         [ $mpi:$bind = openmpi:MPI_F08 ] && nb=Allreduce_init nbx=eighbor_
         if ! "$fc" -O1 $x -DHAVE_PCOLL -DUSE_$bind "$srcdir/test/mpi/fortran/mpi_coll_f.F90" \
                 -o "$prog" > "$tmp/out" 2>&1 &&
-           ! { nb=${nb%%Allreduce_init*} x=${x%-DOMPI_PCOLL} && [ $mpi = openmpi ] &&
+           ! { nb=${nb%%Allreduce_init*} x=${x/ -DOMPI_PCOLL/} && [ $mpi = openmpi ] &&
                "$fc" -O1 $x -DUSE_$bind "$srcdir/test/mpi/fortran/mpi_coll_f.F90" -o "$prog" \
                    > "$tmp/out" 2>&1; }; then
             bad "$label Fortran $bind: does not build (Debian: apt-get install gfortran)"

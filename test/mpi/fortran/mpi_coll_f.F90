@@ -628,7 +628,6 @@ contains
     COMM_T :: local, inter
     integer :: lrank, rs, v
     if (wsize < 2) return
-    port = ' '
     if (wrank == 0) then
        call MPI_Open_port(MPI_INFO_NULL, port, ierr)
        call chkerr('MPI_Open_port', 0, 1)
