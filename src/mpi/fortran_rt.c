@@ -20,6 +20,8 @@ static struct {
     int done;
     void *in_place[VCF_MANGLINGS], *bottom[VCF_MANGLINGS];
     void *unweighted[VCF_MANGLINGS], *weights_empty[VCF_MANGLINGS];
+    void *argv_null[VCF_MANGLINGS], *argvs_null[VCF_MANGLINGS];
+    void *errcodes_ignore[VCF_MANGLINGS];
 } sent;
 
 static void lookup(void *out[VCF_MANGLINGS], const char *const names[VCF_MANGLINGS])
@@ -41,6 +43,12 @@ static void sentinels(void)
         "__mpi_f08_link_constants_MOD_mpi_unweighted"};
     static const char *const we[VCF_MANGLINGS] = {
         "__mpi_f08_link_constants_MOD_mpi_weights_empty"};
+    static const char *const an[VCF_MANGLINGS] = {
+        "__mpi_f08_link_constants_MOD_mpi_argv_null"};
+    static const char *const asn[VCF_MANGLINGS] = {
+        "__mpi_f08_link_constants_MOD_mpi_argvs_null"};
+    static const char *const ei[VCF_MANGLINGS] = {
+        "__mpi_f08_link_constants_MOD_mpi_errcodes_ignore"};
 #else
     static const char *const uw[VCF_MANGLINGS] = {
         "mpi_fortran_unweighted_", "mpi_fortran_unweighted", "mpi_fortran_unweighted__",
@@ -48,6 +56,15 @@ static void sentinels(void)
     static const char *const we[VCF_MANGLINGS] = {
         "mpi_fortran_weights_empty_", "mpi_fortran_weights_empty",
         "mpi_fortran_weights_empty__", "MPI_FORTRAN_WEIGHTS_EMPTY"};
+    static const char *const an[VCF_MANGLINGS] = {
+        "mpi_fortran_argv_null_", "mpi_fortran_argv_null", "mpi_fortran_argv_null__",
+        "MPI_FORTRAN_ARGV_NULL"};
+    static const char *const asn[VCF_MANGLINGS] = {
+        "mpi_fortran_argvs_null_", "mpi_fortran_argvs_null", "mpi_fortran_argvs_null__",
+        "MPI_FORTRAN_ARGVS_NULL"};
+    static const char *const ei[VCF_MANGLINGS] = {
+        "mpi_fortran_errcodes_ignore_", "mpi_fortran_errcodes_ignore",
+        "mpi_fortran_errcodes_ignore__", "MPI_FORTRAN_ERRCODES_IGNORE"};
 #endif
     if (__atomic_load_n(&sent.done, __ATOMIC_ACQUIRE))
         return;
@@ -55,6 +72,9 @@ static void sentinels(void)
     lookup(sent.bottom, bt);
     lookup(sent.unweighted, uw);
     lookup(sent.weights_empty, we);
+    lookup(sent.argv_null, an);
+    lookup(sent.argvs_null, asn);
+    lookup(sent.errcodes_ignore, ei);
     __atomic_store_n(&sent.done, 1, __ATOMIC_RELEASE);
 }
 
@@ -160,6 +180,105 @@ char *vcf_str_in(const char *f, long long len, int *ok)
     memcpy(c, f + b, e - b);
     c[e - b] = '\0';
     return c;
+}
+
+/* spawn's arguments, one list: the elements len bytes long, stride bytes
+   apart, up to the first blank one (MPI: in Fortran an argument list ends
+   with an empty string, and blanks around an argument are dropped, as
+   around a string). NULL-terminated, each string malloc'd. */
+static char **args_in(const char *f, size_t stride, size_t len, int *ok)
+{
+    size_t n = 0;
+    for (;; n++) {
+        const char *e = f + n * stride;
+        size_t k = 0;
+        while (k < len && e[k] == ' ')
+            k++;
+        if (k == len)
+            break;
+    }
+    char **c = calloc(n + 1, sizeof *c);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    for (size_t j = 0; j < n && *ok; j++)
+        c[j] = vcf_str_in(f + j * stride, (long long)len, ok);
+    return c;
+}
+
+char **vcf_argv_in(const char *f, long long len, int *ok)
+{
+    sentinels();
+    if (is(f, sent.argv_null))
+        return MPI_ARGV_NULL;
+    size_t l = len > 0 ? (size_t)len : 0;
+    return args_in(f, l, l, ok);
+}
+
+/* n strings of len bytes (spawn_multiple's commands), NULL-terminated */
+char **vcf_strs_in(const char *f, MPI_Fint n, long long len, int *ok)
+{
+    size_t l = len > 0 ? (size_t)len : 0, m = n > 0 ? (size_t)n : 0;
+    char **c = calloc(m + 1, sizeof *c);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    for (size_t j = 0; j < m && *ok; j++)
+        c[j] = vcf_str_in(f + j * l, len, ok);
+    return c;
+}
+
+/* ARRAY_OF_ARGV(n, *): command i's arguments are column-major row i, so
+   one argument is n elements after the one before */
+char ***vcf_argvs_in(const char *f, MPI_Fint n, long long len, int *ok)
+{
+    sentinels();
+    if (is(f, sent.argvs_null))
+        return MPI_ARGVS_NULL;
+    size_t l = len > 0 ? (size_t)len : 0, m = n > 0 ? (size_t)n : 0;
+    char ***c = calloc(m > 0 ? m : 1, sizeof *c);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < m && *ok; i++)
+        c[i] = args_in(f + i * l, m * l, l, ok);
+    return c;
+}
+
+void vcf_argv_free(char **c)
+{
+    for (size_t j = 0; c && c[j]; j++)
+        free(c[j]);
+    free(c);
+}
+
+void vcf_argvs_free(char ***c, MPI_Fint n)
+{
+    for (MPI_Fint i = 0; c && i < n; i++)
+        vcf_argv_free(c[i]);
+    free(c);
+}
+
+MPI_Info *vcf_infos_in(const MPI_Fint *f, MPI_Fint n, int *ok)
+{
+    MPI_Info *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    for (MPI_Fint i = 0; i < n; i++)
+        c[i] = PMPI_Info_f2c(f[i]);
+    return c;
+}
+
+/* an INTEGER array is an int array here (fortran_rt.h) */
+int *vcf_errcodes(MPI_Fint *f)
+{
+    sentinels();
+    return is(f, sent.errcodes_ignore) ? MPI_ERRCODES_IGNORE : (int *)f;
 }
 
 void vcf_indices_out(int *c, MPI_Fint *f, int n)

@@ -100,5 +100,17 @@ int *vcf_ints_in(MPI_Fint n, int *ok);
 /* a CHARACTER(LEN=len) argument as a C string (malloc'd) */
 char *vcf_str_in(const char *f, long long len, int *ok);
 void vcf_indices_out(int *c, MPI_Fint *f, int n);
+/* spawn's string arrays (CHARACTER(LEN=len)) as C's, and back to free:
+   argv: one argument list (or MPI_ARGV_NULL); strs: n strings; argvs: n
+   lists, ARRAY_OF_ARGV(n, *) (or MPI_ARGVS_NULL). Each string trimmed as
+   by vcf_str_in; a NULL-terminated array, each string malloc'd. */
+char **vcf_argv_in(const char *f, long long len, int *ok);
+char **vcf_strs_in(const char *f, MPI_Fint n, long long len, int *ok);
+char ***vcf_argvs_in(const char *f, MPI_Fint n, long long len, int *ok);
+void vcf_argv_free(char **c);
+void vcf_argvs_free(char ***c, MPI_Fint n);
+MPI_Info *vcf_infos_in(const MPI_Fint *f, MPI_Fint n, int *ok);
+/* spawn's error codes: Fortran's MPI_ERRCODES_IGNORE mapped to C's */
+int *vcf_errcodes(MPI_Fint *f);
 
 #endif

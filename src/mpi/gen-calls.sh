@@ -53,30 +53,28 @@ function cparam(k, a) {
     if (k == "fileio" || k == "newfile") return "MPI_File *" a
     if (k == "offset") return "MPI_Offset " a
     if (k == "str") return "const char *" a
-    if (k == "strs") return "char *" a "[]"
+    if (k == "strs" || k == "argv") return "char *" a "[]"
     if (k == "argvs") return "char **" a "[]"
     if (k == "infos") return "const MPI_Info " a "[]"
     if (k == "intout") return "int *" a
     if (k == "flagin") return "int " a
-    if (k == "intsout") return "int " a "[]"
+    if (k == "errcodes") return "int " a "[]"
     if (k == "errh") return "MPI_Errhandler " a
     return ""
 }
 /^#/ || NF == 0 { next }
-/^%blocking/ { blocking = 1; fpart = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; next }
-# %blocking_c lines get a Fortran entry point only where every kind has a
-# Fortran form (the C-only kinds: the string arrays, info array and error
-# codes of spawn). Their Fortran calls reach MPI by ways the C entry point
-# does not see: the mpi_f08 binding of MPICH calls PMPI_* directly for a
-# call without a buffer, the bindings of Open MPI always do (and under
-# VCOLL_MPI_HOOK=0 its engine does not poll vcoll). A string is CHARACTER(LEN=*): its length comes after ierror,
-# hidden (VCF_STRLEN). A baseptr there is the address MPI_Buffer_detach
-# hands back, which only mpi_f08 takes (TYPE(C_PTR)): in mpif.h it is a
-# choice buffer MPI does not write
-mode == "fortran" && fpart {
-    for (i = 3; i <= NF; i++)
-        if ($i ~ /^(strs|argvs|infos|intsout)$/) next
+/^%blocking/ {
+    blocking = 1; fpart = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; pm = $1 == "%blocking_pm"
+    next
 }
+# The Fortran calls of the %blocking_c lines reach MPI by ways the C entry
+# point does not see: the mpi_f08 binding of MPICH calls PMPI_* directly
+# for a call without a buffer, the bindings of Open MPI always do (and
+# under VCOLL_MPI_HOOK=0 its engine does not poll vcoll). A string is
+# CHARACTER(LEN=*): its length comes after ierror, hidden (VCF_STRLEN), one
+# per string or string array in order. A baseptr there is the address
+# MPI_Buffer_detach hands back, which only mpi_f08 takes (TYPE(C_PTR)): in
+# mpif.h it is a choice buffer MPI does not write
 mode == "blocking" && blocking {
     params = ""; args = ""
     for (i = 3; i <= NF; i++) {
@@ -88,7 +86,7 @@ mode == "blocking" && blocking {
         args = args ", " a
     }
     sub(/^, /, "", params); sub(/^, /, "", args)
-    fn = "int " $2 "(" params ")\n{\n    int rc;\n    VCMPI_BLOCKING(rc, P" $2 "(" args "));\n    return rc;\n}\n\n"
+    fn = "int " $2 "(" params ")\n{\n    int rc;\n    VCMPI_BLOCKING" (pm ? "_PM" : "") "(rc, P" $2 "(" args "));\n    return rc;\n}\n\n"
     out = out (mpi4 ? "#if MPI_VERSION >= 4\n" fn "#endif\n\n" : fn)
     next
 }
@@ -131,6 +129,25 @@ mode == "fortran" {
             post = post "    free(s" i ");\n"
             nalloc++
         }
+        else if (k == "argv" || k == "strs" || k == "argvs") {
+            # the string arrays of spawn: CHARACTER(LEN=*) arrays (argv: ended by
+            # a blank element; strs: one per command; argvs: (count, *),
+            # each column ended by a blank element) as C arrays
+            p = "const char *" a; c = "v" i; hidden = hidden ", VCF_STRLEN " a "len"
+            if (k == "argv")
+                decls = decls "    char **v" i " = vcf_argv_in(" a ", " a "len, &ok);\n"
+            else
+                decls = decls "    char **" (k == "argvs" ? "*" : "") "v" i " = vcf_" k "_in(" a ", *" cnt ", " a "len, &ok);\n"
+            post = post "    vcf_" (k == "argvs" ? "argvs_free(v" i ", *" cnt ")" : "argv_free(v" i ")") ";\n"
+            nalloc++
+        }
+        else if (k == "infos") {
+            p = "MPI_Fint *" a; c = "v" i
+            decls = decls "    MPI_Info *v" i " = vcf_infos_in(" a ", *" cnt ", &ok);\n"
+            post = post "    free(v" i ");\n"
+            nalloc++
+        }
+        else if (k == "errcodes") { p = "MPI_Fint *" a; c = "vcf_errcodes(" a ")" }
         else if (k == "commio") {
             p = "MPI_Fint *" a; c = "&c" i
             decls = decls "    MPI_Comm c" i " = PMPI_Comm_f2c(*" a ");\n"

@@ -19,7 +19,10 @@
  *     non-blocking form there hung at np 2 and 4). So:
  *       . Open MPI calls the callbacks registered with its progress engine
  *         on every pass of every wait it makes: one of them polls vcoll
- *         (mpi_drives_vc), and every MPI call just runs;
+ *         (mpi_drives_vc), and every MPI call just runs, but for the
+ *         waits it makes in the process manager (spawn, accept, connect,
+ *         join: PMIx), where no callback runs: those get the stand-in
+ *         below, as on MPICH (VCMPI_BLOCKING_PM);
  *       . elsewhere (MPICH 4.0 lets nothing outside the library into its
  *         progress engine) a blocking point-to-point call becomes its
  *         non-blocking form plus a loop that polls both engines
@@ -122,8 +125,14 @@ static void *standin_main(void *arg)
         pthread_mutex_unlock(&vcmpi.standin.m);
         int events = 0;
         pthread_mutex_lock(&vcmpi.standin.busy);
-        if (__atomic_load_n(&vcmpi.standin.armed, __ATOMIC_ACQUIRE))
+        /* where MPI's engine drives vcoll (VCMPI_BLOCKING_PM armed us),
+           the blocked call may still pass through it: one poller at a
+           time, as there */
+        int mine = !vcmpi.mpi_drives || !pthread_mutex_trylock(&vcmpi.poll_lock);
+        if (mine && __atomic_load_n(&vcmpi.standin.armed, __ATOMIC_ACQUIRE))
             vc_poll(&events);
+        if (mine && vcmpi.mpi_drives)
+            pthread_mutex_unlock(&vcmpi.poll_lock);
         pthread_mutex_unlock(&vcmpi.standin.busy);
         /* nothing moved: give the core up (the blocked MPI call spins on
            it, and ranks often outnumber cores), then sleep a little */
@@ -194,8 +203,9 @@ void vcmpi_progress_setup(void)
 /* before vcoll goes: nothing may poll it after this */
 void vcmpi_progress_teardown(void)
 {
-    unhook_mpi();
+    /* the stand-in reads mpi_drives: joined before it changes */
     standin_stop();
+    unhook_mpi();
 }
 
 /* the point-to-point calls below: their non-blocking form and a loop

@@ -478,6 +478,18 @@ static inline int vcmpi_must_drive(void)
             vcmpi_standin_disarm();                                             \
     } while (0)
 
+/* the same for a call that waits in the process manager (PMIx: spawn,
+   accept, connect, join), where Open MPI's engine does not run its
+   callbacks either (its own non-blocking collectives stall there too):
+   the stand-in polls vcoll even where that engine drives it */
+#define VCMPI_BLOCKING_PM(rc, call)                                             \
+    do {                                                                        \
+        int armed_ = vcmpi_pending() && vcmpi_standin_arm();                    \
+        (rc) = (call);                                                          \
+        if (armed_)                                                             \
+            vcmpi_standin_disarm();                                             \
+    } while (0)
+
 /* The fallback: the non-blocking form (icall, whose request argument is
  * written R_) for a non-blocking call, the persistent one (pcall) for a
  * persistent init; for a blocking one the plain call (bcall) on every

@@ -46,6 +46,7 @@ launch() {
         for e in "${envs[@]}"; do x+=(-x "$e"); done
         timeout -k 10 "$T" mpirun.openmpi --oversubscribe --allow-run-as-root \
             --mca oob_tcp_if_include lo --mca btl "${BTL:-self,vader}" -np "$np" \
+            ${BTL:+--mca btl_tcp_if_include lo} \
             "${x[@]}" ${lib:+-x LD_PRELOAD=$lib} -x LD_LIBRARY_PATH -x ASAN_OPTIONS "$@" ;;
     mpich:*)
         local g=()
@@ -261,7 +262,7 @@ persistent_neighbor() {   # mpi, label
 # the Fortran program, three bindings; every collective line of the stats
 # taken, none fallen back
 fortran() {   # mpi, label
-    local mpi=$1 label=$2 fc bind np x prog nb nbx hx
+    local mpi=$1 label=$2 fc bind np x prog nb nbx hx sp btl
     case $mpi in openmpi) fc=mpif90.openmpi ;; mpich) fc=mpifort.mpich ;; esac
     for bind in MPIF_H MPI MPI_F08; do
         prog=$tmp/f_${mpi}_$bind
@@ -276,9 +277,10 @@ fortran() {   # mpi, label
         # not interpose (a PMPI name is a tool's): its neighbourhood calls
         # fall back there, the persistent one included.
         nb="Neighbor_alltoall Ineighbor_allgather Allreduce_init Neighbor_alltoall_init" nbx=NONE
-        # Open MPI joins two halves by a port (test_ports); Debian's
-        # MPICH on ch4:ucx cannot open one, even plain
-        [ $mpi = openmpi ] && x="$x -DOMPI_PCOLL -DHAVE_PORTS"
+        # Open MPI joins two halves by a port (test_ports) and spawns
+        # (test_pending); Debian's MPICH on ch4:ucx can do neither, even
+        # plain
+        [ $mpi = openmpi ] && x="$x -DOMPI_PCOLL -DHAVE_PORTS -DHAVE_SPAWN"
         [ $mpi = mpich ] && x="$x -DSTATUS_KEEPS_ERROR -DHAVE_MPI4"
         [ $mpi:$bind = openmpi:MPI_F08 ] && nb=Allreduce_init nbx=eighbor_
         if ! "$fc" -O1 $x -DHAVE_PCOLL -DUSE_$bind "$srcdir/test/mpi/fortran/mpi_coll_f.F90" \
@@ -291,20 +293,23 @@ fortran() {   # mpi, label
         fi
         ok
         # np 4 once more on Open MPI without its progress hook (the
-        # stand-in thread, as on MPICH: test_pending)
+        # stand-in thread, as on MPICH: test_pending). Open MPI spawns at
+        # np 3 and there (its TCP component joins parents and children:
+        # its shared-memory one serves one job only)
         for np in $(printf "1\n3\n4\n" | awk -v m="$NPMAX" '$1 <= m') \
                   $([ $mpi = openmpi ] && [ "$NPMAX" -ge 4 ] && echo 4:nohook); do
             ran=$((ran + 1))
-            hx=()
+            hx=() sp=() btl=
             [ "${np#*:}" = nohook ] && hx=(VCOLL_MPI_HOOK=0) np=${np%:*}
-            if launch "$mpi" "$np" 1 "${hx[@]}" -- "$prog" &&
+            [ $mpi = openmpi ] && [ "$np" -ge 3 ] && sp=(spawn) btl=self,vader,tcp
+            if BTL=$btl launch "$mpi" "$np" 1 "${hx[@]}" -- "$prog" "${sp[@]}" &&
                grep -q '^ *fortran: all checks passed' "$tmp/out" &&
                stats_ok 1 Allreduce Bcast Reduce Allgather Alltoall Gather Scatter Barrier \
                         Iallreduce $nb &&
                ! grep -v "$nbx" "$tmp/out" | grep -q 'fallback=[1-9]'; then
                 ok
             else
-                bad "$label Fortran $bind np=$np preloaded ${hx[*]}"
+                bad "$label Fortran $bind np=$np preloaded ${hx[*]} ${sp[*]}"
             fi
         done
     done

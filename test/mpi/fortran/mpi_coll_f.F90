@@ -20,6 +20,10 @@
 ! -DHAVE_PORTS (Open MPI: Debian's MPICH on ch4:ucx cannot open a port)
 ! joins the even and odd world ranks by MPI_Comm_accept/MPI_Comm_connect
 ! once (test_ports), through the drop-in's Fortran entry points of both.
+! -DHAVE_SPAWN (Open MPI: Debian's MPICH on ch4:ucx cannot spawn) adds
+! MPI_Comm_spawn and MPI_Comm_spawn_multiple to test_pending when the
+! program's first argument is 'spawn': the children (this program, with
+! the arguments given) check what they got and report to the parents.
 ! Rank 0 prints 'fortran: all checks passed' at the end; the first failed
 ! check prints what failed and calls MPI_Abort.
 
@@ -38,6 +42,7 @@
 #define REQ_T type(MPI_Request)
 #define WIN_T type(MPI_Win)
 #define FILE_T type(MPI_File)
+#define INFO_T type(MPI_Info)
 #define STATUS_DECL type(MPI_Status) :: st
 #define ST(f) st%f
 #else
@@ -45,6 +50,7 @@
 #define REQ_T integer
 #define WIN_T integer
 #define FILE_T integer
+#define INFO_T integer
 #define STATUS_DECL integer :: st(MPI_STATUS_SIZE)
 #define ST(f) st(f)
 #endif
@@ -75,6 +81,9 @@ program mpi_coll_f
        [character(len=8) :: 'world', 'reversed', 'halves']
   COMM_T :: comms(ncomm), dupw
   integer :: ierr, wrank, wsize, it, ic, prov
+  character(len=512) :: prog
+  logical :: spawn
+  COMM_T :: parent
 
 #if defined(USE_INIT_THREAD)
   call MPI_Init_thread(MPI_THREAD_FUNNELED, prov, ierr)
@@ -86,6 +95,21 @@ program mpi_coll_f
 #endif
   call MPI_Comm_rank(MPI_COMM_WORLD, wrank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, wsize, ierr)
+  call get_command_argument(0, prog)
+  spawn = .false.
+#if defined(HAVE_SPAWN)
+  call MPI_Comm_get_parent(parent, ierr)
+  if (parent /= MPI_COMM_NULL) then
+     call spawned(parent)
+     call MPI_Finalize(ierr)
+     stop
+  end if
+  if (command_argument_count() >= 1) then
+     call get_command_argument(1, prog)
+     spawn = prog == 'spawn'
+     call get_command_argument(0, prog)
+  end if
+#endif
 
   comms(1) = MPI_COMM_WORLD
   ! all ranks, rank order reversed
@@ -449,6 +473,13 @@ contains
   !   7 MPI_Comm_disconnect of a dup made before
   !   8 MPI-4's MPI_Comm_create_from_group, then from np 2
   !     MPI_Intercomm_create_from_groups (HAVE_MPI4)
+  !   9 MPI_Comm_spawn, an argument list (blanks around an argument,
+  !     ended by a blank one before a last that must not be read) with the
+  !     error codes, then MPI_ARGV_NULL with MPI_ERRCODES_IGNORE
+  !  10 MPI_Comm_spawn_multiple, two commands (1 and 2 processes) with
+  !     their argument lists (ARRAY_OF_ARGV(2, 3)), MPI_ERRCODES_IGNORE,
+  !     then MPI_ARGVS_NULL with the error codes
+  !     (9 and 10: HAVE_SPAWN, first round, when asked for: spawn)
   ! (windows from np 2: Open MPI 4.1 with self and vader has no one-sided
   ! component for one process; no data through them: Debian's MPICH 4.0.2
   ! on ch4:ucx loses puts even plain)
@@ -465,6 +496,10 @@ contains
     logical :: ex
     integer :: cell(2)
     integer(kind=MPI_ADDRESS_KIND) :: wsz
+    character(len=8) :: argv(5), argvs(2, 3)
+    character(len=520) :: cmds(2)
+    integer :: errs(2), nprocs(2)
+    INFO_T :: infos(2)
 #if defined(USE_MPI_F08)
     type(c_ptr) :: base
 #else
@@ -484,10 +519,11 @@ contains
     write (fname, '(a,i0)') '/tmp/vcoll_mpi_coll_f.', tag
     amode = ior(ior(MPI_MODE_CREATE, MPI_MODE_RDWR), MPI_MODE_DELETE_ON_CLOSE)
     datarep = 'native'
-    do step = 1, 8
+    do step = 1, 10
 #if !defined(HAVE_MPI4)
        if (step == 8) cycle
 #endif
+       if (step >= 9 .and. (.not. spawn .or. it > 1)) cycle
        x = wrank + it + step
        if (step == 4 .or. step == 6) then
           call MPI_File_open(MPI_COMM_WORLD, fname, amode, MPI_INFO_NULL, fh, ierr)
@@ -607,6 +643,41 @@ contains
           end if
           call MPI_Group_free(wgroup, ierr)
 #endif
+#if defined(HAVE_SPAWN)
+       case (9)
+          argv = [character(len=8) :: 'c1', '  a b  ', 'three', ' ', 'junk']
+          errs = -1
+          call MPI_Comm_spawn('  ' // trim(prog) // ' ', argv, 1, MPI_INFO_NULL, 0, &
+               MPI_COMM_WORLD, inter, errs, ierr)
+          call chkerr('MPI_Comm_spawn', 0, it)
+          call chk(errs(1) == MPI_SUCCESS, 'MPI_Comm_spawn: error code', 0, it)
+          call children(inter, 1, 'MPI_Comm_spawn', it)
+          call MPI_Comm_spawn(prog, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &
+               inter, MPI_ERRCODES_IGNORE, ierr)
+          call chkerr('MPI_Comm_spawn (MPI_ARGV_NULL)', 0, it)
+          call children(inter, 1, 'MPI_Comm_spawn (MPI_ARGV_NULL)', it)
+       case (10)
+          cmds(1) = prog
+          cmds(2) = ' ' // prog
+          argvs = ' '
+          argvs(1, 1) = 'm1'
+          argvs(1, 3) = 'junk'
+          argvs(2, 1) = 'm2'
+          argvs(2, 2) = ' x y'
+          nprocs = [1, 2]
+          infos = MPI_INFO_NULL
+          call MPI_Comm_spawn_multiple(2, cmds, argvs, nprocs, infos, 0, MPI_COMM_WORLD, &
+               inter, MPI_ERRCODES_IGNORE, ierr)
+          call chkerr('MPI_Comm_spawn_multiple', 0, it)
+          call children(inter, 3, 'MPI_Comm_spawn_multiple', it)
+          nprocs = [1, 1]
+          errs = -1
+          call MPI_Comm_spawn_multiple(2, cmds, MPI_ARGVS_NULL, nprocs, infos, 0, &
+               MPI_COMM_WORLD, inter, errs, ierr)
+          call chkerr('MPI_Comm_spawn_multiple (MPI_ARGVS_NULL)', 0, it)
+          call chk(all(errs == MPI_SUCCESS), 'MPI_Comm_spawn_multiple: error codes', 0, it)
+          call children(inter, 2, 'MPI_Comm_spawn_multiple (MPI_ARGVS_NULL)', it)
+#endif
        end select
        if (wrank == 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
        call chkerr('MPI_Wait (pending)', 0, it)
@@ -615,17 +686,73 @@ contains
     end do
   end subroutine test_pending
 
+#if defined(HAVE_SPAWN)
+  ! the parents' side of a spawn: n children, each of which sends world
+  ! rank 0 whether its arguments were the ones its command was given
+  subroutine children(inter, n, what, it)
+    COMM_T, intent(inout) :: inter
+    integer, intent(in) :: n, it
+    character(len=*), intent(in) :: what
+    integer :: rs, i, ok
+    call MPI_Comm_remote_size(inter, rs, ierr)
+    call chk(rs == n, what // ': number of children', 0, it)
+    if (wrank == 0) then
+       do i = 1, n
+          call MPI_Recv(ok, 1, MPI_INTEGER, MPI_ANY_SOURCE, 9, inter, MPI_STATUS_IGNORE, ierr)
+          call chkerr(what // ': a child''s report', 0, it)
+          call chk(ok == 1, what // ': a child got other arguments', 0, it)
+       end do
+    end if
+    call MPI_Comm_disconnect(inter, ierr)
+    call chkerr(what // ': MPI_Comm_disconnect', 0, it)
+  end subroutine children
+
+  ! a spawned child: its arguments by its first one (none: MPI_ARGV_NULL or
+  ! MPI_ARGVS_NULL), blanks around each dropped, the list ended at the
+  ! blank element
+  subroutine spawned(parent)
+    COMM_T, intent(inout) :: parent
+    character(len=16) :: a(3)
+    integer :: n, i, ok, e
+    n = command_argument_count()
+    a = ' '
+    do i = 1, min(n, 3)
+       call get_command_argument(i, a(i))
+    end do
+    select case (a(1))
+    case (' ')
+       ok = merge(1, 0, n == 0)
+    case ('c1')
+       ok = merge(1, 0, n == 3 .and. a(2) == 'a b' .and. a(3) == 'three')
+    case ('m1')
+       ok = merge(1, 0, n == 1)
+    case ('m2')
+       ok = merge(1, 0, n == 2 .and. a(2) == 'x y')
+    case default
+       ok = 0
+    end select
+    if (ok /= 1) write (*, '(a,i0,3(a,a,a))') 'spawned child: ', n, &
+         (' [', trim(a(i)), ']', i = 1, 3)
+    call MPI_Send(ok, 1, MPI_INTEGER, 0, 9, parent, e)
+    call MPI_Comm_disconnect(parent, e)
+  end subroutine spawned
+#endif
+
 #if defined(HAVE_PORTS)
   ! the even world ranks accept on a port world rank 0 opened, the odd ones
   ! connect to it; the port name goes through as MPI_Open_port gave it
   ! (blank-padded) on one side and with leading blanks on the other (both
   ! MPIs trim both ends). The two leaders swap their world ranks over the
-  ! intercommunicator, then both sides disconnect. No vcoll request is
-  ! open: plain Open MPI 4.1 does not move its own non-blocking
-  ! collectives inside accept and connect either.
+  ! intercommunicator, then both sides disconnect. World rank 0 enters
+  ! accept with an allreduce open, the others after waiting for it (as in
+  ! test_pending): plain Open MPI 4.1 hangs there, as it does not move its
+  ! own non-blocking collectives while it waits in the process manager.
   subroutine test_ports()
     character(len=MPI_MAX_PORT_NAME) :: port
     COMM_T :: local, inter
+    REQ_T :: req
+    integer, parameter :: nbig = 65536
+    integer :: x(nbig), y(nbig)
     integer :: lrank, rs, v
     if (wsize < 2) return
     if (wrank == 0) then
@@ -635,6 +762,17 @@ contains
     call MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHARACTER, 0, MPI_COMM_WORLD, ierr)
     call MPI_Comm_split(MPI_COMM_WORLD, mod(wrank, 2), wrank, local, ierr)
     call MPI_Comm_rank(local, lrank, ierr)
+    x = wrank
+    if (wrank == 0) then
+       call MPI_Iallreduce(x, y, nbig, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+       do v = 1, wsize - 1
+          call MPI_Send(v, 1, MPI_INTEGER, v, 3, MPI_COMM_WORLD, ierr)
+       end do
+    else
+       call MPI_Recv(v, 1, MPI_INTEGER, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+       call MPI_Iallreduce(x, y, nbig, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    end if
     if (mod(wrank, 2) == 0) then
        call MPI_Comm_accept(port, MPI_INFO_NULL, 0, local, inter, ierr)
        call chkerr('MPI_Comm_accept', 0, 1)
@@ -642,6 +780,8 @@ contains
        call MPI_Comm_connect('   ' // trim(port), MPI_INFO_NULL, 0, local, inter, ierr)
        call chkerr('MPI_Comm_connect (leading blanks)', 0, 1)
     end if
+    if (wrank == 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call chk(all(y == wsize * (wsize - 1) / 2), 'MPI_Iallreduce open in accept', 0, 1)
     call MPI_Comm_remote_size(inter, rs, ierr)
     call chk(rs == (wsize + mod(wrank, 2)) / 2, 'accept/connect: remote size', 0, 1)
     if (lrank == 0) then
