@@ -8,7 +8,8 @@
 #     absolute directory, out (default ./NAME-MPI.txt) absolute
 #   dropin_run NP PRE TIMEOUT OUT ENVS... -- PROG ARGS... (after
 #     dropin_setup: the MPI and drop-in it checked)
-# mpi: openmpi (mpirun, shared memory) or mpich (hydra); PRE 1 preloads lib
+# mpi: openmpi (mpirun, shared memory; DROPIN_BTL names its components,
+# default self,vader) or mpich (hydra); PRE 1 preloads lib
 # with VCOLL_MPI_STATS=1, so the output names the calls vcoll took. The
 # output goes to OUT; returns the launcher's exit status (124: timed out).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_psec=native
@@ -34,7 +35,8 @@ dropin_run() {
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     if [ "$mpi" = openmpi ]; then
-        x=(--oversubscribe --mca oob_tcp_if_include lo --mca btl self,vader -np "$np")
+        x=(--oversubscribe --mca oob_tcp_if_include lo --mca btl "${DROPIN_BTL:-self,vader}"
+           --mca btl_tcp_if_include lo -np "$np")
         [ "$pre" = 1 ] && x+=(-x LD_PRELOAD="$lib" -x VCOLL_MPI_STATS=1)
         env "${envs[@]}" timeout -k 10 "$t" mpirun.openmpi "${x[@]}" "$@" > "$out" 2>&1 < /dev/null
     else

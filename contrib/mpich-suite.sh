@@ -30,6 +30,10 @@ Usage: $0 -S MPICH_SRC [options]
                 if larger; entries whose own timeLimit passes 120 s, or -t
                 if larger, are skipped)
   -o FILE       the per-entry results (default mpich-suite-MPI.txt)
+  -s            the suite configured with its dynamic-process tests
+                (spawn, f77/spawn, f08/spawn: a work directory of their
+                own); Open MPI then also gets its TCP component, which
+                joins a parent job and its children
   -h            this help
 Exit status: 0 when no entry passes plain and fails preloaded, 1 when one
 does, 2 when the suite could not be set up or run.
@@ -39,6 +43,7 @@ EOF
 die() { echo "$0: $*" >&2; exit 2; }
 default_dirs="coll,topo,comm,pt2pt,f77/coll,f90/coll,f08/coll"
 src="" mpi=openmpi lib="" builddir=. work="" dirs=$default_dirs filt=. maxnp=10 tmo=60 out=""
+spawn=0
 while [ $# -gt 0 ]; do
     case $1 in -[SMDBwdfnto]) [ $# -ge 2 ] || die "$1 needs an argument" ;; esac
     case $1 in
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
     -n) maxnp=$2; shift ;;
     -t) tmo=$2; shift ;;
     -o) out=$2; shift ;;
+    -s) spawn=1 ;;
     -h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -68,6 +74,12 @@ for t in mpicc.$mpi mpif77.$mpi mpif90.$mpi autoreconf bc; do
 done
 
 # ---- the suite's own build, once: its configure with this MPI's wrappers ----
+sp=--disable-spawn
+[ $spawn = 1 ] && sp=--enable-spawn
+[ $spawn = 1 ] && [ "$mpi" = openmpi ] && export DROPIN_BTL=self,vader,tcp
+if [ -f "$work/build/Makefile" ] && [ "$(cat "$work/spawn" 2>/dev/null)" != "$sp" ]; then
+    die "$work was configured $(cat "$work/spawn" 2>/dev/null || echo --disable-spawn): use another -w"
+fi
 if [ ! -f "$work/build/Makefile" ]; then
     echo "configuring MPICH's test suite in $work (once; a few minutes)" >&2
     rm -rf "$work/src" "$work/build"
@@ -79,9 +91,10 @@ if [ ! -f "$work/build/Makefile" ]; then
     # --enable-strictmpi: no MPIX_ tests (neither MPI here has MPICH's MPIX)
     (cd "$work/build" && "$work/src/test/mpi/configure" CC=mpicc.$mpi F77=mpif77.$mpi \
         FC=mpif90.$mpi MPICC=mpicc.$mpi MPIF77=mpif77.$mpi MPIFC=mpif90.$mpi \
-        --disable-cxx --disable-spawn --disable-ft-tests --disable-perftest \
+        --disable-cxx $sp --disable-ft-tests --disable-perftest \
         --enable-strictmpi) > "$work/configure.log" 2>&1 ||
         die "the suite's configure failed: $work/configure.log"
+    echo "$sp" > "$work/spawn"
     make -C "$work/build/util" > "$work/make-util.log" 2>&1 || die "see $work/make-util.log"
 fi
 IFS=, read -r -a dlist <<< "$dirs"
