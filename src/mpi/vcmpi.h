@@ -469,26 +469,20 @@ static inline int vcmpi_must_drive(void)
     return vcmpi_pending() && !vcmpi.mpi_drives;
 }
 /* rc = a blocking MPI call that may wait for other ranks, with vcoll's
-   requests kept moving meanwhile */
-#define VCMPI_BLOCKING(rc, call)                                                \
+   requests kept moving meanwhile (by the stand-in when arm holds) */
+#define VCMPI_BLOCKING_IF(rc, arm, call)                                        \
     do {                                                                        \
-        int armed_ = vcmpi_must_drive() && vcmpi_standin_arm();                 \
+        int armed_ = (arm) && vcmpi_standin_arm();                              \
         (rc) = (call);                                                          \
         if (armed_)                                                             \
             vcmpi_standin_disarm();                                             \
     } while (0)
-
+#define VCMPI_BLOCKING(rc, call) VCMPI_BLOCKING_IF(rc, vcmpi_must_drive(), call)
 /* the same for a call that waits in the process manager (PMIx: spawn,
    accept, connect, join), where Open MPI's engine does not run its
    callbacks either (its own non-blocking collectives stall there too):
    the stand-in polls vcoll even where that engine drives it */
-#define VCMPI_BLOCKING_PM(rc, call)                                             \
-    do {                                                                        \
-        int armed_ = vcmpi_pending() && vcmpi_standin_arm();                    \
-        (rc) = (call);                                                          \
-        if (armed_)                                                             \
-            vcmpi_standin_disarm();                                             \
-    } while (0)
+#define VCMPI_BLOCKING_PM(rc, call) VCMPI_BLOCKING_IF(rc, vcmpi_pending(), call)
 
 /* The fallback: the non-blocking form (icall, whose request argument is
  * written R_) for a non-blocking call, the persistent one (pcall) for a

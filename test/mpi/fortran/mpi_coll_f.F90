@@ -490,7 +490,7 @@ contains
     FILE_T :: fh
     COMM_T :: local, inter, dupc
     integer, parameter :: nbig = 65536
-    integer :: x(nbig), y(nbig), v, step, rs, tag, r, amode
+    integer :: x(nbig), y(nbig), v, step, rs, tag, amode
     character(len=64) :: fname
     character(len=16) :: datarep
     logical :: ex
@@ -533,20 +533,7 @@ contains
           call MPI_Comm_dup(MPI_COMM_WORLD, dupc, ierr)
           call chkerr('MPI_Comm_dup', 0, it)
        end if
-       ! a large allreduce that rank 0 starts first (the others on its
-       ! word): rank 0 cannot finish its part at its start, so the others'
-       ! waits need it to keep moving inside the blocking calls below
-       if (wrank == 0) then
-          call MPI_Iallreduce(x, y, nbig, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
-          do r = 1, wsize - 1
-             call MPI_Send(step, 1, MPI_INTEGER, r, 3, MPI_COMM_WORLD, ierr)
-          end do
-       else
-          call MPI_Recv(v, 1, MPI_INTEGER, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-          call MPI_Iallreduce(x, y, nbig, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
-       end if
-       call chkerr('MPI_Iallreduce (pending)', 0, it)
-       if (wrank /= 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+       call open_allreduce(x, y, nbig, req, it)
        select case (step)
        case (1)
           v = 11 * wrank + it
@@ -686,6 +673,28 @@ contains
     end do
   end subroutine test_pending
 
+  ! a large allreduce that world rank 0 starts first (the others on its
+  ! word, then wait for it here): rank 0 cannot finish its part at its
+  ! start, so the others' waits need it to keep moving inside the blocking
+  ! call it makes next
+  subroutine open_allreduce(x, y, n, req, it)
+    integer, intent(in) :: n, it
+    integer :: x(n), y(n)
+    REQ_T, intent(out) :: req
+    integer :: r, v
+    if (wrank == 0) then
+       call MPI_Iallreduce(x, y, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+       do r = 1, wsize - 1
+          call MPI_Send(r, 1, MPI_INTEGER, r, 3, MPI_COMM_WORLD, ierr)
+       end do
+    else
+       call MPI_Recv(v, 1, MPI_INTEGER, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+       call MPI_Iallreduce(x, y, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+    end if
+    call chkerr('MPI_Iallreduce (pending)', 0, it)
+    if (wrank /= 0) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  end subroutine open_allreduce
+
 #if defined(HAVE_SPAWN)
   ! the parents' side of a spawn: n children, each of which sends world
   ! rank 0 whether its arguments were the ones its command was given
@@ -763,16 +772,7 @@ contains
     call MPI_Comm_split(MPI_COMM_WORLD, mod(wrank, 2), wrank, local, ierr)
     call MPI_Comm_rank(local, lrank, ierr)
     x = wrank
-    if (wrank == 0) then
-       call MPI_Iallreduce(x, y, nbig, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
-       do v = 1, wsize - 1
-          call MPI_Send(v, 1, MPI_INTEGER, v, 3, MPI_COMM_WORLD, ierr)
-       end do
-    else
-       call MPI_Recv(v, 1, MPI_INTEGER, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
-       call MPI_Iallreduce(x, y, nbig, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
-       call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
-    end if
+    call open_allreduce(x, y, nbig, req, 1)
     if (mod(wrank, 2) == 0) then
        call MPI_Comm_accept(port, MPI_INFO_NULL, 0, local, inter, ierr)
        call chkerr('MPI_Comm_accept', 0, 1)
