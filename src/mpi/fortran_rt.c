@@ -182,10 +182,23 @@ char *vcf_str_in(const char *f, long long len, int *ok)
     return c;
 }
 
-/* spawn's arguments, one list: the elements len bytes long, stride bytes
-   apart, up to the first blank one (MPI: in Fortran an argument list ends
-   with an empty string, and blanks around an argument are dropped, as
-   around a string). NULL-terminated, each string malloc'd. */
+/* n strings len bytes long, stride bytes apart, each trimmed as by
+   vcf_str_in: a NULL-terminated array, each string malloc'd */
+static char **strings_in(const char *f, size_t n, size_t stride, size_t len, int *ok)
+{
+    char **c = calloc(n + 1, sizeof *c);
+    if (!c) {
+        *ok = 0;
+        return NULL;
+    }
+    for (size_t j = 0; j < n && *ok; j++)
+        c[j] = vcf_str_in(f + j * stride, (long long)len, ok);
+    return c;
+}
+
+/* spawn's arguments, one list: the strings up to the first blank one (MPI:
+   in Fortran an argument list ends with an empty string, and blanks around
+   an argument are dropped, as around a string) */
 static char **args_in(const char *f, size_t stride, size_t len, int *ok)
 {
     size_t n = 0;
@@ -197,14 +210,7 @@ static char **args_in(const char *f, size_t stride, size_t len, int *ok)
         if (k == len)
             break;
     }
-    char **c = calloc(n + 1, sizeof *c);
-    if (!c) {
-        *ok = 0;
-        return NULL;
-    }
-    for (size_t j = 0; j < n && *ok; j++)
-        c[j] = vcf_str_in(f + j * stride, (long long)len, ok);
-    return c;
+    return strings_in(f, n, stride, len, ok);
 }
 
 char **vcf_argv_in(const char *f, long long len, int *ok)
@@ -216,18 +222,11 @@ char **vcf_argv_in(const char *f, long long len, int *ok)
     return args_in(f, l, l, ok);
 }
 
-/* n strings of len bytes (spawn_multiple's commands), NULL-terminated */
+/* spawn_multiple's n commands */
 char **vcf_strs_in(const char *f, MPI_Fint n, long long len, int *ok)
 {
-    size_t l = len > 0 ? (size_t)len : 0, m = n > 0 ? (size_t)n : 0;
-    char **c = calloc(m + 1, sizeof *c);
-    if (!c) {
-        *ok = 0;
-        return NULL;
-    }
-    for (size_t j = 0; j < m && *ok; j++)
-        c[j] = vcf_str_in(f + j * l, len, ok);
-    return c;
+    size_t l = len > 0 ? (size_t)len : 0;
+    return strings_in(f, n > 0 ? (size_t)n : 0, l, l, ok);
 }
 
 /* ARRAY_OF_ARGV(n, *): command i's arguments are column-major row i, so

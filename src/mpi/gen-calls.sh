@@ -67,14 +67,6 @@ function cparam(k, a) {
     blocking = 1; fpart = $1 != "%blocking"; mpi4 = $1 == "%blocking_c4"; pm = $1 == "%blocking_pm"
     next
 }
-# The Fortran calls of the %blocking_c lines reach MPI by ways the C entry
-# point does not see: the mpi_f08 binding of MPICH calls PMPI_* directly
-# for a call without a buffer, the bindings of Open MPI always do (and
-# under VCOLL_MPI_HOOK=0 its engine does not poll vcoll). A string is
-# CHARACTER(LEN=*): its length comes after ierror, hidden (VCF_STRLEN), one
-# per string or string array in order. A baseptr there is the address
-# MPI_Buffer_detach hands back, which only mpi_f08 takes (TYPE(C_PTR)): in
-# mpif.h it is a choice buffer MPI does not write
 mode == "blocking" && blocking {
     params = ""; args = ""
     for (i = 3; i <= NF; i++) {
@@ -215,6 +207,15 @@ mode == "fortran" {
     }
     sub(/^, /, "", args)
     body = ""
+    # The Fortran calls of the %blocking_c and %blocking_pm lines reach MPI
+    # by ways the C entry point does not see: the mpi_f08 binding of MPICH
+    # calls PMPI_* directly for a call without a buffer, the bindings of
+    # Open MPI always do (and under VCOLL_MPI_HOOK=0 its engine does not
+    # poll vcoll). A string is CHARACTER(LEN=*): its length comes after
+    # ierror, hidden (VCF_STRLEN), one per string or string array in order.
+    # A baseptr there is the address MPI_Buffer_detach hands back, which
+    # only mpi_f08 takes (TYPE(C_PTR)): in mpif.h it is a choice buffer MPI
+    # does not write
     f08only = fpart && $0 ~ / baseptr/
     if (f08only)
         line("#ifdef VCF_F08")
