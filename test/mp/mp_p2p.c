@@ -299,6 +299,59 @@ static void absent_sender(void)
     free(b);
 }
 
+/* A window of rendezvous messages whose receives are all posted first
+   (OSU's bw pattern): on shm their pulls are batched, one system call for
+   the messages a burst of the ring announces (shm.c). Every length differs
+   (the pattern depends on it), some pass the batch's size limit and go
+   alone, every seventh receive is cut to a third; the buffers lie back to
+   back with a guard byte after each, so a copy into the wrong place or
+   past its end shows. */
+static void rndv_window(void)
+{
+    enum { W = 48 };
+    int next = (mp_rank + 1) % mp_size, prev = (mp_rank - 1 + mp_size) % mp_size;
+    size_t len[W], cap[W], off[W + 1], total = 0;
+    for (int i = 0; i < W; i++) {
+        len[i] = 4097 + (size_t)i * 1361 + (i % 5 == 4 ? 70000 : 0);
+        cap[i] = i % 7 == 6 ? len[i] / 3 : len[i];
+        off[i] = total;
+        total += len[i];
+    }
+    uint8_t *sb = malloc(total), *rb = malloc(total + W);
+    vc_request_t sr[W], rr[W];
+    if (!sb || !rb) {
+        FAIL("malloc %zu", total);
+        free(sb);
+        free(rb);
+        return;
+    }
+    memset(rb, 0xa5, total + W);
+    for (int i = 0; i < W; i++)
+        OK(vc_irecv(rb + off[i] + (size_t)i, cap[i], VC_BYTE, prev, 70 + i, VC_COMM_WORLD,
+                    &rr[i]));
+    mp_sync();
+    for (int i = 0; i < W; i++) {
+        mp_fill(sb + off[i], mp_rank, next, len[i]);
+        OK(vc_isend(sb + off[i], len[i], VC_BYTE, next, 70 + i, VC_COMM_WORLD, &sr[i]));
+    }
+    for (int i = 0; i < W; i++) {
+        vc_status_t st;
+        const uint8_t *b = rb + off[i] + (size_t)i;
+        int want = cap[i] < len[i] ? VC_ERR_TRUNCATE : VC_SUCCESS;
+        EXPECT_RC(vc_wait(&rr[i], &st), want);
+        size_t bad = 0;
+        for (size_t k = 0; k < cap[i] && !bad; k++)
+            if (b[k] != mp_pat(prev, mp_rank, len[i], k))
+                bad = k + 1;
+        if (bad || b[cap[i]] != 0xa5 || st.bytes != cap[i] || st.error != want)
+            FAIL("window message %d (%zu bytes into %zu): byte %zu wrong, guard %02x, "
+                 "status %d/%zu", i, len[i], cap[i], bad - 1, b[cap[i]], st.error, st.bytes);
+    }
+    OK(vc_waitall(W, sr, NULL));
+    free(sb);
+    free(rb);
+}
+
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv);
@@ -317,6 +370,8 @@ int main(int argc, char **argv)
     truncation();
     mp_sync();
     deep_queue();
+    mp_sync();
+    rndv_window();
     mp_sync();
     bad_args();
     huge(huge_len);
