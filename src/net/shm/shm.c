@@ -398,14 +398,13 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
                    const net_key_t *key, void *cookie)
 {
     net_shm_t *s = (net_shm_t *)n;
-    (void)key;
     if (!s->cma)
         return VC_ERR_UNSUPPORTED;
     /* announced by the burst being read (not a receive posted late, nor
        another peer's message that a packet's handler matched): queued */
     if (s->cma_worked && s->batch_from >= 0 && s->local_of[peer] == s->batch_from &&
         len <= SHM_BATCH_MAX && s->nbatch < SHM_BURST) {
-        s->batch[s->nbatch++] = (shm_pull_t){dst, len, (uint64_t)raddr, cookie};
+        s->batch[s->nbatch++] = (shm_pull_t){dst, len, raddr, cookie};
         return VC_SUCCESS;
     }
     return pull_now(s, peer, dst, len, raddr, cookie);
@@ -421,6 +420,8 @@ static void pulls_flush(net_shm_t *s, int l)
 {
     net_t *n = &s->base;
     int nb = s->nbatch;
+    /* copied out: a completion that polls runs shm_progress, whose bursts
+       queue and flush their own pulls in s->batch */
     shm_pull_t b[SHM_BURST];
     memcpy(b, s->batch, (size_t)nb * sizeof b[0]);
     s->nbatch = 0;
