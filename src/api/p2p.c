@@ -117,7 +117,7 @@ int vc_send(const void *buf, size_t count, vc_dtype_t dtype, int dest, int tag,
     int rc = check_send(buf, count, dtype, dest, tag, comm, &bytes);
     if (rc)
         return rc;
-    rc = p2p_send_fast(buf, bytes, dest, tag, comm, 0);
+    rc = p2p_send_fast(buf, bytes, dest, tag, comm, 0, 0);
     if (rc != NET_AGAIN)
         return rc;
     struct vc_request *r;

@@ -85,7 +85,9 @@ static int post_round(const coll_sched_t *s, unsigned char *const *base, int rou
         /* a blocking collective's small sends usually fit in the transport
            right away: no request to allocate, wait on and free */
         if (blocking && p2p_send_fast(base[st->abuf] + st->aoff, st->bytes, st->peer, tag,
-                                      comm, 1) == VC_SUCCESS)
+                                      comm, 1,
+                                      st->flags & STEP_F_FANIN ? P2P_SEND_EAGER : 0) ==
+                                VC_SUCCESS)
             continue;
         rc = p2p_isend(base[st->abuf] + st->aoff, st->bytes, st->peer, tag, comm, 1, &req[n++]);
     }

@@ -56,7 +56,7 @@ int coll_gather_binomial(const coll_args_t *a, coll_sched_t *s)
         return gather_root(a, s, in, in_off, blk);
     int parent = (vr - pmask + root) % p;
     if (span == 1) {
-        sched_send(s, in, in_off, blk, parent);
+        sched_send_fanin(s, in, in_off, blk, parent);
         return sched_done(s);
     }
     sched_need_tmp(s, (size_t)span * blk);
@@ -66,6 +66,6 @@ int coll_gather_binomial(const coll_args_t *a, coll_sched_t *s)
     }
     sched_copy(s, COLL_TMP, 0, in, in_off, blk);
     sched_round(s);
-    sched_send(s, COLL_TMP, 0, (size_t)span * blk, parent);
+    sched_send_fanin(s, COLL_TMP, 0, (size_t)span * blk, parent);
     return sched_done(s);
 }

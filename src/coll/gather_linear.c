@@ -17,7 +17,7 @@ int coll_gather_linear(const coll_args_t *a, coll_sched_t *s)
     if (!blk)
         return sched_done(s);
     if (a->rank != root) {
-        sched_send(s, in, in_off, blk, root);
+        sched_send_fanin(s, in, in_off, blk, root);
         return sched_done(s);
     }
     for (int i = 1; i < p; i++) {

@@ -18,7 +18,7 @@ int coll_gatherv_linear(const coll_args_t *a, coll_sched_t *s)
     coll_input(a, &in, &in_off);
     if (a->rank != root) {
         if (a->count)
-            sched_send(s, in, in_off, a->count * es, root);
+            sched_send_fanin(s, in, in_off, a->count * es, root);
         return sched_done(s);
     }
     for (int i = 1; i < p; i++) {

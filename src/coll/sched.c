@@ -162,7 +162,7 @@ static coll_step_t *add_step(coll_sched_t *s, int kind)
     return st;
 }
 
-void sched_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)
+static void add_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer, int flags)
 {
     coll_step_t *st = add_step(s, STEP_SEND);
     if (!st)
@@ -171,6 +171,17 @@ void sched_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)
     st->aoff = off;
     st->bytes = bytes;
     st->peer = peer;
+    st->flags = (uint8_t)flags;
+}
+
+void sched_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)
+{
+    add_send(s, buf, off, bytes, peer, 0);
+}
+
+void sched_send_fanin(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)
+{
+    add_send(s, buf, off, bytes, peer, STEP_F_FANIN);
 }
 
 void sched_recv(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer)

@@ -40,12 +40,24 @@ struct ops_user;   /* core/ops.h */
 
 enum { COLL_SBUF = 0, COLL_RBUF = 1, COLL_TMP = 2, COLL_NBUF = 3 };
 enum { STEP_SEND = 0, STEP_RECV, STEP_COPY, STEP_REDUCE };
+/* STEP_F_FANIN: the peer receives from many ranks at once (a gather's
+   parent): the block goes eagerly up to the eager limit, past the size
+   from which the transport would rather have it pulled, so the copies are
+   spread over the senders instead of queued at the receiver one pull call
+   each, and a sender with nothing else to do returns without waiting for
+   the receiver to get to it. Not for fan-out: a scatter's root would copy
+   every block into the rings itself, and each receiver wait for it
+   (through the MPICH drop-in, np 2, 8 KiB: scatter 1.68 us against 1.44
+   pulled; gather 1.63 against 1.89). A hint: the executor's blocking path
+   honours it (p2p_send_fast, P2P_SEND_EAGER), and the simulator ignores it */
+enum { STEP_F_FANIN = 1 };
 
 typedef struct coll_step {
     uint8_t kind;
     uint8_t dbuf;       /* RECV, COPY, REDUCE: destination */
     uint8_t abuf;       /* SEND, COPY: source; REDUCE: left operand */
     uint8_t bbuf;       /* REDUCE: right operand */
+    uint8_t flags;      /* SEND: STEP_F_* */
     int peer;           /* SEND / RECV: comm rank */
     size_t bytes;
     size_t doff, aoff, boff;
@@ -137,6 +149,8 @@ void sched_free(coll_sched_t *s);
 /* close the open round (no-op if it is empty) */
 void sched_round(coll_sched_t *s);
 void sched_send(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer);
+/* sched_send with STEP_F_FANIN */
+void sched_send_fanin(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer);
 void sched_recv(coll_sched_t *s, int buf, size_t off, size_t bytes, int peer);
 /* dst = src; skipped if src and dst are the same place or bytes == 0 */
 void sched_copy(coll_sched_t *s, int dbuf, size_t doff, int sbuf, size_t soff,

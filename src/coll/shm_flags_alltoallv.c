@@ -71,7 +71,8 @@ static int write_line(const coll_call_t *c, unsigned char *line, size_t cap, int
             struct vc_request *s = NULL;
             e.len = COLL_FLAGS_BY_MSG;
             if (!rc) {
-                rc = coll_flags_post(1, (void *)(sb + dsp[r] * es), n, r, tag, comm, &s);
+                rc = coll_flags_post(COLL_POST_SEND, (void *)(sb + dsp[r] * es), n, r, tag, comm,
+                                     &s);
                 if (!rc && s && s->done && s->status.error) {
                     rc = s->status.error;
                     req_free(s);
@@ -108,7 +109,7 @@ static int take(const coll_call_t *c, int r, const unsigned char *src, size_t ca
         /* r sends a block larger than I expect (its share is mine): the
            receive of my size reports the truncation */
         q->want[*nreq] = n;
-        if ((rc = coll_flags_post(0, dst, n, r, tag, comm, &q->req[*nreq])))
+        if ((rc = coll_flags_post(COLL_POST_RECV, dst, n, r, tag, comm, &q->req[*nreq])))
             return rc;
         q->rpre[r] = (*nreq)++;
         return VC_SUCCESS;
@@ -158,8 +159,8 @@ int coll_flags_alltoallv(const coll_call_t *c)
         if (n <= fit)
             continue;
         q.want[nreq] = n;
-        if (!(rc = coll_flags_post(0, (unsigned char *)c->rbuf + c->v->rdispls[r] * es, n, r,
-                                   tag, comm, &q.req[nreq])))
+        unsigned char *dst = (unsigned char *)c->rbuf + c->v->rdispls[r] * es;
+        if (!(rc = coll_flags_post(COLL_POST_RECV, dst, n, r, tag, comm, &q.req[nreq])))
             q.rpre[r] = nreq++;
     }
     /* a receive that cannot be posted fails this rank, but the line still

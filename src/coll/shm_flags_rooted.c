@@ -95,15 +95,17 @@ int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int 
 }
 
 /* a block that does not fit the line, by message (tag: this call's) */
-int coll_flags_post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
+int coll_flags_post(int way, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
                     struct vc_request **req)
 {
     /* a send that fits the transport at once needs no request (*req NULL) */
     *req = NULL;
-    if (send && p2p_send_fast(buf, n, peer, tag, comm, 1) == VC_SUCCESS)
+    if (way != COLL_POST_RECV &&
+        p2p_send_fast(buf, n, peer, tag, comm, 1,
+                      way == COLL_POST_SEND_FANIN ? P2P_SEND_EAGER : 0) == VC_SUCCESS)
         return VC_SUCCESS;
-    return send ? p2p_isend(buf, n, peer, tag, comm, 1, req)
-                : p2p_irecv(buf, n, peer, tag, comm, 1, 0, req);
+    return way != COLL_POST_RECV ? p2p_isend(buf, n, peer, tag, comm, 1, req)
+                                 : p2p_irecv(buf, n, peer, tag, comm, 1, 0, req);
 }
 
 /* wait for and free the n requests; a receive must bring exactly `want` */
@@ -165,7 +167,7 @@ int coll_flags_gather(const coll_call_t *c)
            already, and the sooner it sees the message the sooner it asks
            me to copy my part of a large one (p2p.c, split copies) */
         if (len == COLL_FLAGS_BY_MSG) {
-            rc = coll_flags_post(1, (void *)c->sbuf, n, root, tag, comm, &r);
+            rc = coll_flags_post(COLL_POST_SEND_FANIN, (void *)c->sbuf, n, root, tag, comm, &r);
             if (!rc && r && r->done && r->status.error)
                 rc = r->status.error;
             if (rc) {       /* nothing is on its way: the root must not wait */
@@ -198,7 +200,7 @@ int coll_flags_gather(const coll_call_t *c)
         if (n + 8 <= cap)
             continue;
         want[nreq] = n;
-        if ((rc = coll_flags_post(0, rb + coll_blk_off(c, r, es), n, r, tag, comm,
+        if ((rc = coll_flags_post(COLL_POST_RECV, rb + coll_blk_off(c, r, es), n, r, tag, comm,
                                   &req[nreq])))
             break;
         slot[r] = (signed char)nreq++;
@@ -239,7 +241,7 @@ int coll_flags_gather(const coll_call_t *c)
                     break;
             }
             want[nreq] = n;
-            rc = coll_flags_post(0, dst, n, r, tag, comm, &req[nreq]);
+            rc = coll_flags_post(COLL_POST_RECV, dst, n, r, tag, comm, &req[nreq]);
             nreq += !rc;
             continue;
         }
@@ -326,7 +328,7 @@ int coll_flags_scatter(const coll_call_t *c)
            an eager one finds its buffer */
         struct vc_request *r = NULL;
         if (n > coll_flags_share(cap, p) &&
-            (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
+            (rc = coll_flags_post(COLL_POST_RECV, c->rbuf, n, root, tag, comm, &r)))
             return rc;
         int first;
         const unsigned char *src;
@@ -341,7 +343,7 @@ int coll_flags_scatter(const coll_call_t *c)
         coll_flags_ent_t e;
         memcpy(&e, src + (size_t)me * sizeof e, sizeof e);
         if (e.len == COLL_FLAGS_BY_MSG) {
-            if (!r && (rc = coll_flags_post(0, c->rbuf, n, root, tag, comm, &r)))
+            if (!r && (rc = coll_flags_post(COLL_POST_RECV, c->rbuf, n, root, tag, comm, &r)))
                 return rc;
             return coll_flags_finish(comm, &r, &n, 1, VC_SUCCESS);
         }
@@ -403,8 +405,8 @@ int coll_flags_scatter(const coll_call_t *c)
             nreq = 0;
         }
         size_t n = coll_blk_bytes(c, r, es);
-        rc = coll_flags_post(1, (void *)(sb + coll_blk_off(c, r, es)), n, r, tag, comm,
-                             &req[nreq]);
+        rc = coll_flags_post(COLL_POST_SEND, (void *)(sb + coll_blk_off(c, r, es)), n, r, tag,
+                             comm, &req[nreq]);
         if (!rc && req[nreq] && req[nreq]->done && req[nreq]->status.error) {
             rc = req[nreq]->status.error;
             req_free(req[nreq]);

@@ -173,7 +173,10 @@ static inline size_t coll_flags_share(size_t cap, int p)
  * and frees n requests, a receive having to bring exactly want[i]. */
 int coll_flags_begin(const coll_call_t *c, uint64_t *k, int *tag, unsigned char **line,
                      size_t *cap);
-int coll_flags_post(int send, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
+/* coll_flags_post's way: a send to a rank that receives from many (a
+   gatherv's root) goes eagerly up to the limit (sched.h, STEP_F_FANIN) */
+enum { COLL_POST_RECV = 0, COLL_POST_SEND, COLL_POST_SEND_FANIN };
+int coll_flags_post(int way, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
                     struct vc_request **req);
 int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int yield,
                           int busy, const struct vc_request *until, int *first,

@@ -88,13 +88,18 @@ static p2p_unexp_t *find_unexp(struct p2p_state *st, const struct vc_comm *comm,
     return NULL;
 }
 
+/* largest payload the configured limit and the packet allow */
+static inline size_t eager_room(const struct p2p_state *st, const net_t *n)
+{
+    size_t room = n->max_packet - sizeof(p2p_hdr_t);
+    return st->eager_limit < room ? st->eager_limit : room;
+}
+
 /* largest payload that goes eagerly to this peer */
 static inline size_t eager_max(const struct p2p_state *st, const net_t *n)
 {
-    size_t room = n->max_packet - sizeof(p2p_hdr_t), lim = st->eager_limit;
-    if (n->eager_cap && n->eager_cap < lim)
-        lim = n->eager_cap;
-    return lim < room ? lim : room;
+    size_t lim = eager_room(st, n);
+    return n->eager_cap && n->eager_cap < lim ? n->eager_cap : lim;
 }
 
 static void finish_recv(struct vc_request *r, int src, int tag, uint64_t len)
@@ -509,12 +514,13 @@ static inline p2p_hdr_t eager_hdr(const struct vc_comm *comm, int ctx_off, int t
 /* Blocking eager send with room in the transport: no request object, one
  * copy into the ring. Returns NET_AGAIN when the general path must run. */
 int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
-                  int ctx_off)
+                  int ctx_off, int flags)
 {
     int wdest = comm_world_rank(comm, dest);
     struct p2p_state *st = comm->p2p;
     net_t *n = st->prog->net_of[wdest];
-    if (bytes > eager_max(st, n) || st->pend_count[wdest])
+    size_t lim = flags & P2P_SEND_EAGER ? eager_room(st, n) : eager_max(st, n);
+    if (bytes > lim || st->pend_count[wdest])
         return NET_AGAIN;
     p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, bytes}};

@@ -12,9 +12,13 @@
 
 int p2p_isend(const void *buf, size_t bytes, int dest, int tag,
               struct vc_comm *comm, int ctx_off, struct vc_request **out);
-/* blocking eager send without a request; NET_AGAIN = use p2p_isend */
+/* blocking eager send without a request; NET_AGAIN = use p2p_isend.
+   flags: P2P_SEND_EAGER, eager up to the configured limit even where the
+   transport would rather have the message pulled (shm past its pull size:
+   the caller knows the receiver is the busier side) */
+enum { P2P_SEND_EAGER = 1 };
 int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
-                  int ctx_off);
+                  int ctx_off, int flags);
 /* flags: P2P_RECV_HOT, this rank reads the data as soon as it lands (a
    fold): all of it is copied by this rank, none by the sender, whose
    copy would leave the lines in the sender's cache */
