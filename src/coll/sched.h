@@ -45,11 +45,11 @@ enum { STEP_SEND = 0, STEP_RECV, STEP_COPY, STEP_REDUCE };
    from which the transport would rather have it pulled, so the copies are
    spread over the senders instead of queued at the receiver one pull call
    each, and a sender with nothing else to do returns without waiting for
-   the receiver to get to it. Not for fan-out: a scatter's root would copy
-   every block into the rings itself, and each receiver wait for it
-   (through the MPICH drop-in, np 2, 8 KiB: scatter 1.68 us against 1.44
-   pulled; gather 1.63 against 1.89). A hint: the executor's blocking path
-   honours it (p2p_send_fast, P2P_SEND_EAGER), and the simulator ignores it */
+   the receiver to get to it (np 2, 8 KiB: 1.62 us against 1.96 pulled,
+   doc/collectives.md). Not for fan-out: a scatter's root would copy every
+   block into the rings itself while each receiver waits for it, and
+   measured no better. A hint: the executor's blocking path honours it
+   (p2p_send_fast, P2P_SEND_EAGER), and the simulator ignores it */
 enum { STEP_F_FANIN = 1 };
 
 typedef struct coll_step {
