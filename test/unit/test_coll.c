@@ -740,7 +740,8 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(talg(COLL_BARRIER, 1)->name, "dissemination");
     /* "shm": nothing to share with one rank per node; the segment barrier
        wherever two share a node; two ranks keep messages for small
-       reductions (an allreduce goes through the segment from 512 KiB, a
+       reductions (an allreduce goes through the segment from 512 KiB
+       where the CMA call is dear, Rabenseifner where it is cheap; a
        reduce from 1 MiB and, where the CMA call is dear, both past the
        eager packet) and bcast past the caches (one CMA copy from 512 KiB); a
        core per rank takes the segment */
@@ -814,7 +815,7 @@ static void test_select(void)
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 2, 4, 0, 0), "recursive_doubling");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");
-    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "shm");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "rabenseifner");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 19, 1, 0, 0), "binomial");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 13, 1, 0, 0), "pairwise");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 17, 1, 0, 0), "pairwise");
@@ -835,6 +836,9 @@ static void test_select(void)
                                i < 2 ? "recursive_doubling" : "shm");
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 16, 4, 0, 0),
                                i < 2 ? "recursive_doubling" : "shm");
+        /* past the caches: Rabenseifner's halves where the call is cheap */
+        CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 17, 4, 0, 0),
+                               i < 2 ? "rabenseifner" : "shm");
         /* 2-4 KiB, the last eager sizes: the segment whatever the call's
            price (its copies beat the packet's); to 2 KiB the slots */
         CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 4096, 1, 0, 0), "shm");
