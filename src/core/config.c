@@ -90,6 +90,8 @@ static const cfg_entry_t table[] = {
      "testing only: A>B@N = rank A moves its RC queue pair to rank B into the error state after N sends (a failure one end sees)"},
     {"VCOLL_FAULT_SHM_SEND", T_STRING, F(fault_shm_send), "", NULL, 0, S(fault_shm_send),
      "testing only: A>B@N = from its Nth shared-memory send to rank B on, every one rank A makes fails (a broken link only the sender sees)"},
+    {"VCOLL_FAULT_SHM_PULL", T_STRING, F(fault_shm_pull), "", NULL, 0, S(fault_shm_pull),
+     "testing only: short = every CMA read reports half of what it copied (the rest is read again); refuse@N = CMA reads fail with EPERM after N worked (a policy changed under the job); refuse@batch = from the first read of several messages on"},
     {"VCOLL_RCACHE", T_ENUM, F(rcache), "on", onoff_names, 0, 0,
      "keep RC rendezvous buffers registered for reuse (on|off); invalidated when their memory is unmapped"},
     {"VCOLL_RCACHE_MAX", T_SIZE, F(rcache_max), "256m", NULL, 0, 1L << 40,

@@ -50,6 +50,7 @@ typedef struct vc_config {
     double ud_loss;          /* VCOLL_UD_LOSS: fault injection, drop fraction */
     char fault_rc_err[64];   /* VCOLL_FAULT_RC_ERR: "A>B@N" fault injection */
     char fault_shm_send[64]; /* VCOLL_FAULT_SHM_SEND: "A>B@N" fault injection */
+    char fault_shm_pull[64]; /* VCOLL_FAULT_SHM_PULL: "short" or "refuse@N" */
     int rcache;              /* VCOLL_RCACHE: keep rendezvous registrations */
     size_t rcache_max;       /* VCOLL_RCACHE_MAX: bytes they may pin */
     int fault_rcache_stale;  /* testing only: releases not forwarded to the cache */

@@ -65,7 +65,9 @@ typedef struct net_env {
 typedef struct net_upcalls {
     /* a packet from world rank src arrived; pkt valid only during the call */
     void (*packet)(void *arg, int src, const void *pkt, size_t len);
-    /* a get() finished; status VC_SUCCESS or VC_ERR_* */
+    /* a get() finished; status VC_SUCCESS or VC_ERR_*. VC_ERR_UNSUPPORTED
+       after get() had accepted it: the transport can no longer pull from
+       this peer and what it wrote is not the message (stream it instead) */
     void (*get_done)(void *arg, void *cookie, int status);
     /* the transport found a peer dead / unreachable (world rank, reason) */
     void (*peer_failed)(void *arg, int peer, const char *why);

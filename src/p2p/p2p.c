@@ -470,6 +470,12 @@ void p2p_on_get_done(void *arg, void *cookie, int status)
         split_settle(st, r, status);
         return;
     }
+    if (status == VC_ERR_UNSUPPORTED) {
+        /* a queued pull the transport can no longer make (CMA refused
+           after it had worked): stream it, as a refused get() would be */
+        rndv_stream(st, r);
+        return;
+    }
     if (status)
         r->status.error = status;
     rndv_recv_done(st, r);

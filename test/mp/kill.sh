@@ -83,5 +83,18 @@ for spec in "${specs[@]}"; do
         fail=$((fail + 1))
     fi
 done
+specs=('refuse@0' 'refuse@' 'refuse@3x' 'shorter')
+[ "$quick" = 1 ] && specs=()
+for spec in "${specs[@]}"; do
+    out=$(mpirun -np 2 -x VCOLL_NET=shm -x "VCOLL_FAULT_SHM_PULL=$spec" ./test/mp/mp_fault 2>&1)
+    n=$(echo "$out" | grep -cF "VCOLL_FAULT_SHM_PULL=$spec: expected short, refuse@N")
+    if [ "$n" -eq 2 ] && echo "$out" | grep -q "vc_init: invalid argument"; then
+        echo "PASS: VCOLL_FAULT_SHM_PULL=$spec refused"; pass=$((pass + 1))
+    else
+        echo "FAIL: VCOLL_FAULT_SHM_PULL=$spec: $n of 2 ranks refused it"
+        echo "$out" | sed 's/^/    | /' | tail -10
+        fail=$((fail + 1))
+    fi
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -329,11 +329,14 @@ static void rndv_window(void)
     for (int i = 0; i < W; i++)
         OK(vc_irecv(rb + off[i] + (size_t)i, cap[i], VC_BYTE, prev, 70 + i, VC_COMM_WORLD,
                     &rr[i]));
-    mp_sync();
-    for (int i = 0; i < W; i++) {
+    /* filled first, then sent back to back: announcements spaced by a
+       fill each would be read one per look, and no burst would carry
+       several (VCOLL_FAULT_SHM_PULL=refuse@batch, p2p.list, needs some) */
+    for (int i = 0; i < W; i++)
         mp_fill(sb + off[i], mp_rank, next, len[i]);
+    mp_sync();
+    for (int i = 0; i < W; i++)
         OK(vc_isend(sb + off[i], len[i], VC_BYTE, next, 70 + i, VC_COMM_WORLD, &sr[i]));
-    }
     for (int i = 0; i < W; i++) {
         vc_status_t st;
         const uint8_t *b = rb + off[i] + (size_t)i;

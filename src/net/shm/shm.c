@@ -200,6 +200,10 @@ typedef struct net_shm {
     int fault_peer, fault_after; /* VCOLL_FAULT_SHM_SEND: the broken link's
                                    world rank (-1: none), sends left to it */
     net_ops_t fault_ops;        /* shm_ops with shm_send_fault, when set */
+    int fault_short;            /* VCOLL_FAULT_SHM_PULL=short */
+    long fault_refuse;          /* refuse@N: N; refuse@batch: -1; else 0 */
+    long reads_ok;              /* CMA reads that worked (for refuse@N) */
+    int refusing;               /* the fault has struck: every read fails */
 } net_shm_t;
 
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -333,19 +337,59 @@ static int shm_expose(net_t *n, const void *buf, size_t len, net_key_t *key, voi
 
 static int shm_release(net_t *n, void *handle) { return VC_SUCCESS; }
 
+/* process_vm_readv from a peer, with VCOLL_FAULT_SHM_PULL applied: short
+   reads only the first half, plus one byte, of what was asked, as the
+   kernel does when it meets a fault part way (the caller must read the
+   rest itself, from the right place);
+   refuse@N fails every read after N worked with EPERM, refuse@batch every
+   read from the first that carries several messages on (which read that is
+   depends on timing, so refuse@N alone may never strike one) */
+static ssize_t cma_readv(net_shm_t *s, pid_t pid, const struct iovec *lv, unsigned long ln,
+                         const struct iovec *rv, unsigned long rn)
+{
+    if ((s->fault_refuse > 0 && s->reads_ok >= s->fault_refuse) ||
+        (s->fault_refuse < 0 && ln > 1))
+        s->refusing = 1;
+    if (s->refusing) {
+        errno = EPERM;
+        return -1;
+    }
+    struct iovec cut[SHM_BURST];
+    if (s->fault_short && ln <= SHM_BURST) {
+        /* the local side cut to the first half (+1 byte): both sides are
+           the same lengths here, so the remote one needs no cut */
+        size_t total = 0, want, i;
+        for (i = 0; i < ln; i++)
+            total += lv[i].iov_len;
+        want = total > 1 ? total / 2 + 1 : total;
+        for (i = 0; i < ln && want; i++) {
+            cut[i] = lv[i];
+            if (cut[i].iov_len > want)
+                cut[i].iov_len = want;
+            want -= cut[i].iov_len;
+        }
+        lv = cut;
+        ln = i;
+    }
+    ssize_t got = process_vm_readv(pid, lv, ln, rv, rn, 0);
+    if (got > 0)
+        s->reads_ok++;
+    return got;
+}
+
 /* Move len bytes between my memory at local and pid's at raddr with CMA
    (write: mine to theirs), resuming after partial copies and signals.
    Returns 0, or -1 with errno set (0 for a copy that made no progress);
    *done says how far it got. */
-static int cma_move(pid_t pid, void *local, uint64_t raddr, size_t len, int write,
-                    size_t *done)
+static int cma_move(net_shm_t *s, pid_t pid, void *local, uint64_t raddr, size_t len,
+                    int write, size_t *done)
 {
     *done = 0;
     while (*done < len) {
         struct iovec l = {(char *)local + *done, len - *done};
         struct iovec r = {(void *)(uintptr_t)(raddr + *done), len - *done};
         ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                            : process_vm_readv(pid, &l, 1, &r, 1, 0);
+                            : cma_readv(s, pid, &l, 1, &r, 1);
         if (got > 0) {
             *done += (size_t)got;
             continue;
@@ -366,7 +410,7 @@ static int pull_now(net_shm_t *s, int peer, void *dst, size_t len, uint64_t radd
 {
     net_t *n = &s->base;
     size_t done;
-    if (!cma_move(s->pid[s->local_of[peer]], dst, raddr, len, 0, &done)) {
+    if (!cma_move(s, s->pid[s->local_of[peer]], dst, raddr, len, 0, &done)) {
         s->cma_worked = 1;
         n->up.get_done(n->up.arg, cookie, VC_SUCCESS);
         return VC_SUCCESS;
@@ -414,8 +458,9 @@ static int shm_get(net_t *n, int peer, void *dst, size_t len, uint64_t raddr,
    stops at the first fault, so the bytes it reports are whole messages and
    then part of one: those complete, the rest goes one pull at a time,
    which finds and reports what stopped it. A pull refused now (CMA worked
-   before, so a policy changed under the job) fails its message. Completions
-   run with batching off: a handler that posts a receive pulls at once. */
+   before, so a policy changed under the job) is streamed, like every
+   message after it. Completions run with batching off: a handler that
+   posts a receive pulls at once. */
 static void pulls_flush(net_shm_t *s, int l)
 {
     net_t *n = &s->base;
@@ -431,8 +476,8 @@ static void pulls_flush(net_shm_t *s, int l)
         lv[i] = (struct iovec){b[i].dst, b[i].len};
         rv[i] = (struct iovec){(void *)(uintptr_t)b[i].raddr, b[i].len};
     }
-    ssize_t got = nb > 1 ? process_vm_readv(s->pid[l], lv, (unsigned long)nb, rv,
-                                            (unsigned long)nb, 0) : 0;
+    ssize_t got = nb > 1 ? cma_readv(s, s->pid[l], lv, (unsigned long)nb, rv, (unsigned long)nb)
+                         : 0;
     size_t left = got > 0 ? (size_t)got : 0;
     for (int i = 0; i < nb; i++) {
         if (left >= b[i].len) {
@@ -442,12 +487,11 @@ static void pulls_flush(net_shm_t *s, int l)
         }
         size_t skip = left;
         left = 0;
-        if (pull_now(s, s->world_of[l], (char *)b[i].dst + skip, b[i].len - skip,
-                     b[i].raddr + skip, b[i].cookie)) {
-            LOG_ERR("process_vm_readv from rank %d refused after earlier pulls worked",
-                    s->world_of[l]);
-            n->up.get_done(n->up.arg, b[i].cookie, VC_ERR_TRANSPORT);
-        }
+        /* refused (pull_now said why and turned CMA off): p2p streams
+           the whole message instead, as it does a refused lone pull */
+        if (!s->cma || pull_now(s, s->world_of[l], (char *)b[i].dst + skip, b[i].len - skip,
+                                b[i].raddr + skip, b[i].cookie))
+            n->up.get_done(n->up.arg, b[i].cookie, VC_ERR_UNSUPPORTED);
     }
 }
 
@@ -517,7 +561,7 @@ static int shm_put(net_t *n, int peer, uint64_t token, const void *src, size_t l
     net_shm_t *s = (net_shm_t *)n;
     int pl = s->local_of[peer];
     size_t done;
-    if (cma_move(s->pid[pl], (void *)src, raddr, len, 1, &done)) {
+    if (cma_move(s, s->pid[pl], (void *)src, raddr, len, 1, &done)) {
         /* the receiver copies the part itself (it asked, so it can) */
         LOG_DEBUG("process_vm_writev of %zu bytes to rank %d failed: %s", len - done, peer,
                   errno ? strerror(errno) : "short write");
@@ -600,6 +644,19 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
     }
     if (net_fault_spec(env, "VCOLL_FAULT_SHM_SEND", env->cfg->fault_shm_send, &s->fault_peer,
                        &s->fault_after)) {
+        shm_close(&s->base);
+        return VC_ERR_ARG;
+    }
+    const char *fp = env->cfg->fault_shm_pull;
+    char extra;
+    if (!strcmp(fp, "short")) {
+        s->fault_short = 1;
+    } else if (!strcmp(fp, "refuse@batch")) {
+        s->fault_refuse = -1;
+    } else if (fp[0] && (sscanf(fp, "refuse@%ld%c", &s->fault_refuse, &extra) != 1 ||
+                         s->fault_refuse < 1)) {
+        LOG_ERR("VCOLL_FAULT_SHM_PULL=%s: expected short, refuse@N (N >= 1) or refuse@batch",
+                fp);
         shm_close(&s->base);
         return VC_ERR_ARG;
     }
