@@ -70,31 +70,25 @@ MP_KILL_MODE=nonblocking check "mpirun np=3 kill -9 during non-blocking waits" 3
 # a malformed fault setting is refused at vc_init by every rank, naming it
 # (where the shared-memory transport opens, so forced to shm: the same on
 # every net, and not rerun by the guest)
-specs=('0>0@1' '0>2@1' '0>1@0' '0>1')
-[ "$quick" = 1 ] && specs=()
-for spec in "${specs[@]}"; do
-    out=$(mpirun -np 2 -x VCOLL_NET=shm -x "VCOLL_FAULT_SHM_SEND=$spec" ./test/mp/mp_fault 2>&1)
-    n=$(echo "$out" | grep -cF "VCOLL_FAULT_SHM_SEND=$spec: expected A>B@N")
-    if [ "$n" -eq 2 ] && echo "$out" | grep -q "vc_init: invalid argument"; then
-        echo "PASS: VCOLL_FAULT_SHM_SEND=$spec refused"; pass=$((pass + 1))
-    else
-        echo "FAIL: VCOLL_FAULT_SHM_SEND=$spec: $n of 2 ranks refused it"
-        echo "$out" | sed 's/^/    | /' | tail -10
-        fail=$((fail + 1))
-    fi
-done
-specs=('refuse@0' 'refuse@' 'refuse@3x' 'shorter')
-[ "$quick" = 1 ] && specs=()
-for spec in "${specs[@]}"; do
-    out=$(mpirun -np 2 -x VCOLL_NET=shm -x "VCOLL_FAULT_SHM_PULL=$spec" ./test/mp/mp_fault 2>&1)
-    n=$(echo "$out" | grep -cF "VCOLL_FAULT_SHM_PULL=$spec: expected short, refuse@N")
-    if [ "$n" -eq 2 ] && echo "$out" | grep -q "vc_init: invalid argument"; then
-        echo "PASS: VCOLL_FAULT_SHM_PULL=$spec refused"; pass=$((pass + 1))
-    else
-        echo "FAIL: VCOLL_FAULT_SHM_PULL=$spec: $n of 2 ranks refused it"
-        echo "$out" | sed 's/^/    | /' | tail -10
-        fail=$((fail + 1))
-    fi
-done
+# refused VAR EXPECTED SPEC...: every spec of VAR fails vc_init on both
+# ranks with "VAR=spec: EXPECTED"
+refused() {
+    local var=$1 want=$2 spec out n
+    shift 2
+    [ "$quick" = 1 ] && return
+    for spec in "$@"; do
+        out=$(mpirun -np 2 -x VCOLL_NET=shm -x "$var=$spec" ./test/mp/mp_fault 2>&1)
+        n=$(echo "$out" | grep -cF "$var=$spec: $want")
+        if [ "$n" -eq 2 ] && echo "$out" | grep -q "vc_init: invalid argument"; then
+            echo "PASS: $var=$spec refused"; pass=$((pass + 1))
+        else
+            echo "FAIL: $var=$spec: $n of 2 ranks refused it"
+            echo "$out" | sed 's/^/    | /' | tail -10
+            fail=$((fail + 1))
+        fi
+    done
+}
+refused VCOLL_FAULT_SHM_SEND "expected A>B@N" '0>0@1' '0>2@1' '0>1@0' '0>1'
+refused VCOLL_FAULT_SHM_PULL "expected short, refuse@N" refuse@0 refuse@ refuse@3x shorter
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
