@@ -98,14 +98,14 @@ int coll_flags_await_line(const struct vc_comm *comm, int rank, uint64_t k, int 
 int coll_flags_post(int way, void *buf, size_t n, int peer, int tag, struct vc_comm *comm,
                     struct vc_request **req)
 {
-    /* a send that fits the transport at once needs no request (*req NULL) */
     *req = NULL;
-    if (way != COLL_POST_RECV &&
-        p2p_send_fast(buf, n, peer, tag, comm, 1,
+    if (way == COLL_POST_RECV)
+        return p2p_irecv(buf, n, peer, tag, comm, 1, 0, req);
+    /* a send that fits the transport at once needs no request (*req NULL) */
+    if (p2p_send_fast(buf, n, peer, tag, comm, 1,
                       way == COLL_POST_SEND_FANIN ? P2P_SEND_EAGER : 0) == VC_SUCCESS)
         return VC_SUCCESS;
-    return way != COLL_POST_RECV ? p2p_isend(buf, n, peer, tag, comm, 1, req)
-                                 : p2p_irecv(buf, n, peer, tag, comm, 1, 0, req);
+    return p2p_isend(buf, n, peer, tag, comm, 1, req);
 }
 
 /* wait for and free the n requests; a receive must bring exactly `want` */

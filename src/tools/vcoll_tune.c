@@ -146,6 +146,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* one candidate's REPS rounds (sorted in place) as tune_pick takes them */
+static tune_cand_t cand_of(double *t)
+{
+    qsort(t, REPS, sizeof t[0], cmp_double);
+    return (tune_cand_t){1, t[0], t[REPS / 2], t[REPS - 1]};
+}
+
 /* ranks per node at most and nodes, from host names (the launcher's
    node), and whether any node has more ranks than online cores (as
    vc_init judges it, so the tuner and the table's oversub= rows agree) */
@@ -347,17 +354,14 @@ int main(int argc, char **argv)
                         t[a][r] = measure(c->name, n, budget);
                     }
             vc_coll_set_alg(VC_COMM_WORLD, c->name, "auto");
-            tune_cand_t cand[MAXALG];
+            /* [na] is "auto": printed, not a candidate */
+            tune_cand_t cand[MAXALG + 1];
             fprintf(mem, "\n#   %7zu B:", n);
             for (int a = 0; a <= na; a++) {
-                if (!runs[a])
-                    continue;
-                qsort(t[a], REPS, sizeof t[a][0], cmp_double);
-                fprintf(mem, " %s %.2f", names[a], t[a][REPS / 2]);
+                cand[a] = runs[a] ? cand_of(t[a]) : (tune_cand_t){0, 0, 0, 0};
+                if (runs[a])
+                    fprintf(mem, " %s %.2f", names[a], cand[a].med);
             }
-            for (int a = 0; a < na; a++)
-                cand[a] = runs[a] ? (tune_cand_t){1, t[a][0], t[a][REPS / 2], t[a][REPS - 1]}
-                                  : (tune_cand_t){0, 0, 0, 0};
             int best = tune_pick(cand, na, tab, prev, keep);
             if (best >= 0 && tab >= 0 && best != tab) {
                 /* Overturning the table takes a second, later head-to-head
@@ -379,12 +383,10 @@ int main(int argc, char **argv)
                 tune_cand_t again[MAXALG];
                 for (int a = 0; a < na; a++)
                     again[a] = (tune_cand_t){0, 0, 0, 0};
-                for (int k = 0; k < 2; k++) {
-                    qsort(t2[k], REPS, sizeof t2[k][0], cmp_double);
-                    again[who[k]] = (tune_cand_t){1, t2[k][0], t2[k][REPS / 2], t2[k][REPS - 1]};
-                }
-                fprintf(mem, " (again: %s %.2f %s %.2f)", names[tab], t2[0][REPS / 2],
-                        names[best], t2[1][REPS / 2]);
+                for (int k = 0; k < 2; k++)
+                    again[who[k]] = cand_of(t2[k]);
+                fprintf(mem, " (again: %s %.2f %s %.2f)", names[tab], again[tab].med,
+                        names[best], again[best].med);
                 best = tune_pick(again, na, tab, -1, keep);
             }
             if (best < 0)       /* (tune_pick already fell back on prev) */
