@@ -816,6 +816,11 @@ static void test_select(void)
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_REDUCE, 512, 4, 0, 0), "shm");
     CU_ASSERT_STRING_NOT_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 11, 4, 0, 0), "shm");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLREDUCE, 1 << 18, 4, 0, 0), "rabenseifner");
+    /* two ranks: reduce_scatter's one exchange folds straight into the
+       receive buffer (pairwise), past the slots' 2 KiB */
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE_SCATTER_BLOCK, 1 << 11, 4, 0, 0),
+                           "pairwise");
+    CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_REDUCE_SCATTER, 1 << 11, 4, 0, 0), "pairwise");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_BCAST, 1 << 19, 1, 0, 0), "binomial");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 13, 1, 0, 0), "pairwise");
     CU_ASSERT_STRING_EQUAL(tchoose(&L, COLL_ALLTOALL, 1 << 17, 1, 0, 0), "pairwise");
