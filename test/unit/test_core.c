@@ -302,14 +302,23 @@ static void test_ring(void)
     free(mem);
 
     /* the line after the receiver's last packet is empty, never a header
-       of an earlier lap: one packet at a time, sizes that move the
-       packets' starts around the ring */
+       of an earlier lap nor its payload: one packet at a time, sizes that
+       move the packets' starts around the ring, payloads made of words
+       that read as a full packet's or a wrap's flag wherever a line of
+       them starts (a payload starts 8 bytes into its first line; shifted
+       by one word, its words still fall on every later line's flag) */
+    uint32_t lookalike[2][MAXL / 4];
+    for (int i = 0; i < MAXL / 4; i++) {
+        lookalike[0][i] = SHM_PKT_FULL;
+        lookalike[1][i] = SHM_PKT_WRAP;
+    }
     mem = ring_mem(M);
     tx = shm_ring_at(mem, M, MAXL);
     rx = shm_ring_at(mem, M, MAXL);
     int stale = 0, lost = 0;
     for (int it = 0; it < 1000; it++) {
-        struct iovec v = {src, (size_t)(it * 37) % (MAXL + 1)};
+        struct iovec v = {(uint8_t *)lookalike[it / 7 % 2] + 4 * (it % 2),
+                          (size_t)(it * 37) % (MAXL - 3)};
         shm_pkt_t *c;
         if (shm_ring_push(&tx, &v, 1) || !(c = shm_ring_peek(&rx))) {
             lost++;
