@@ -30,7 +30,7 @@
  * only when a packet ends before it kept bibw's gain but halved bw at
  * 1-2 KiB (the zero lands just before the receiver polls that line: two
  * transfers of it per message); zeroing them a packet ahead was worse
- * still (bw 1-4 KiB 1.3-2.8 GB/s against 2.6-7.6). So the receiver keeps
+ * still (bw 256 B-4 KiB 1.3-2.8 GB/s against 2.1-7.6). So the receiver keeps
  * zeroing every line.
  *
  * Room: the receiver publishes how many lines it has consumed in the
