@@ -27,11 +27,11 @@
  * only the header (unsafe, payload could read as a flag) took np 2
  * vcoll_osu_bibw 2-4 KiB from 11.0/10.9 to 15.1/13.0 GB/s on the Xeon VM.
  * A sender that remembers which lines held payload and zeroes such a line
- * only when a packet ends before it kept bibw's gain but halved bw at
- * 1-2 KiB (the zero lands just before the receiver polls that line: two
- * transfers of it per message); zeroing them a packet ahead was worse
- * still (bw 256 B-4 KiB 1.3-2.8 GB/s against 2.1-7.6). So the receiver keeps
- * zeroing every line.
+ * only when a packet ends before it kept part of that (bibw 2-4 KiB
+ * 11.5-12.5) but halved bw at 1-2 KiB (the zero lands just before the
+ * receiver polls that line: two transfers of it per message); zeroing
+ * them a packet ahead was worse still (bw 256 B-4 KiB 1.3-2.8 GB/s against
+ * 2.1-7.6). So the receiver keeps zeroing every line.
  *
  * Room: the receiver publishes how many lines it has consumed in the
  * ring's control line (its own cache line); the sender reads it only when
