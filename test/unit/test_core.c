@@ -305,8 +305,7 @@ static void test_ring(void)
        of an earlier lap nor its payload: one packet at a time, sizes that
        move the packets' starts around the ring, payloads made of words
        that read as a full packet's or a wrap's flag wherever a line of
-       them starts (a payload starts 8 bytes into its first line; shifted
-       by one word, its words still fall on every later line's flag) */
+       them starts */
     uint32_t lookalike[2][MAXL / 4];
     for (int i = 0; i < MAXL / 4; i++) {
         lookalike[0][i] = SHM_PKT_FULL;
@@ -317,8 +316,7 @@ static void test_ring(void)
     rx = shm_ring_at(mem, M, MAXL);
     int stale = 0, lost = 0;
     for (int it = 0; it < 1000; it++) {
-        struct iovec v = {(uint8_t *)lookalike[it / 7 % 2] + 4 * (it % 2),
-                          (size_t)(it * 37) % (MAXL - 3)};
+        struct iovec v = {lookalike[it / 7 % 2], (size_t)(it * 37) % (MAXL + 1)};
         shm_pkt_t *c;
         if (shm_ring_push(&tx, &v, 1) || !(c = shm_ring_peek(&rx))) {
             lost++;
