@@ -4,7 +4,10 @@
  * non-blocking sends, then a 1-byte ack (the OSU method).
  * The same file builds against MPI for a same-sitting comparison:
  *     mpicc.openmpi -O2 -DPINGPONG_MPI examples/pingpong.c -o pingpong_mpi
- * Options: -m MAXBYTES (default 4 MiB), -i ITERS (small sizes), -w WINDOW
+ * Options: -m MAXBYTES (default 4 MiB), -i ITERS (small sizes), -w WINDOW,
+ * -o OFFSET: rank 1's buffer starts OFFSET bytes past a page (rank 0's on
+ * one), as a malloc'd buffer does (glibc: a page plus 16 bytes); copies
+ * between such a pair can take another path through memcpy and the kernel
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +56,12 @@ int main(int argc, char **argv)
     }
     size_t maxb = 4u << 20;
     int iters = 10000, window = 64, opt;
-    while ((opt = getopt(argc, argv, "m:i:w:")) != -1) {
+    size_t off = 0;
+    while ((opt = getopt(argc, argv, "m:i:w:o:")) != -1) {
         if (opt == 'm') maxb = strtoull(optarg, NULL, 0);
         else if (opt == 'i') iters = atoi(optarg);
         else if (opt == 'w') window = atoi(optarg);
+        else if (opt == 'o') off = strtoull(optarg, NULL, 0) % 4096;
     }
     if (window < 1 || window > 1024) window = 64;
     int rank = me();
@@ -65,7 +70,8 @@ int main(int argc, char **argv)
         fin();
         return 1;
     }
-    char *buf = aligned_alloc(4096, (maxb + 4095) / 4096 * 4096 + 4096);
+    char *mem = aligned_alloc(4096, (maxb + 4095) / 4096 * 4096 + 8192);
+    char *buf = mem + (rank == 1 ? off : 0);
     req_t *reqs = malloc(sizeof *reqs * (size_t)window);
     memset(buf, 'a', maxb);
     if (rank == 0)
@@ -105,7 +111,7 @@ int main(int argc, char **argv)
             printf("  %10zu %12.2f %12.1f\n", n, lat, bw);
     }
     free(reqs);
-    free(buf);
+    free(mem);
     fin();
     return 0;
 }

@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "comm_priv.h"
 #include "graph.h"
 #include "shm_run.h"
@@ -97,7 +98,7 @@ static void span(struct coll_shmseg *g, int s, uint64_t k, size_t off, void *buf
     while (len) {
         size_t o = off % g->chunk, n = g->chunk - o < len ? g->chunk - o : len;
         uint8_t *slot = seg_slot(g, s, k + off / g->chunk) + o;
-        memcpy(in ? slot : p, in ? p : slot, n);
+        core_copy(in ? slot : p, in ? p : slot, n);
         p += n;
         off += n;
         len -= n;

@@ -1,6 +1,7 @@
 /* sched.c -- building schedules (see sched.h for the round semantics). */
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "sched.h"
 #include "dtype/dtype.h"
 #include "core/ops.h"
@@ -38,7 +39,7 @@ void sched_local_step(const coll_sched_t *s, const coll_step_t *st,
                       unsigned char *const *base)
 {
     if (st->kind == STEP_COPY) {
-        memcpy(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff, st->bytes);
+        core_copy(base[st->dbuf] + st->doff, base[st->abuf] + st->aoff, st->bytes);
         return;
     }
     if (st->kind != STEP_REDUCE)
@@ -73,13 +74,13 @@ void coll_reduce_kernel(void *dst, const void *ap, const void *bp, size_t n, vc_
         size_t k = n - i < per ? n - i : per, off = i * esize;
         if (!bounce) {
             if (d != b)
-                memcpy(d + off, b + off, k * esize);
+                core_copy(d + off, b + off, k * esize);
             ops_call(ufn, a + off, d + off, k, dt);
             continue;
         }
-        memcpy(bounce, b + off, k * esize);
+        core_copy(bounce, b + off, k * esize);
         ops_call(ufn, a + off, bounce, k, dt);
-        memcpy(d + off, bounce, k * esize);
+        core_copy(d + off, bounce, k * esize);
     }
     if (bounce != stack)
         free(bounce);

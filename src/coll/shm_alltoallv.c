@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_seg.h"
@@ -121,7 +122,7 @@ int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, con
                 ext = (rdsp[j] + rcnt[j]) * es;
         if (!(copy = malloc(ext ? ext : 1)))
             return VC_ERR_NOMEM;
-        memcpy(copy, rbuf, ext);
+        core_copy(copy, rbuf, ext);
         sb = copy;
         scnt = rcnt;
         sdsp = rdsp;
@@ -173,7 +174,7 @@ int coll_shm_alltoallv(struct coll_shmseg *g, struct vc_comm *comm, int tag, con
     if (scnt[me] != rcnt[me])
         x.bad = 1;
     else
-        memcpy((uint8_t *)rbuf + rdsp[me] * es, sb + sdsp[me] * es, rcnt[me] * es);
+        core_copy((uint8_t *)rbuf + rdsp[me] * es, sb + sdsp[me] * es, rcnt[me] * es);
     coll_seg_hdr_t hd = {hsize, range, &x};
     if ((rc = coll_seg_stream(g, me, len, src, dst, off, take, &hd)))
         goto reap;

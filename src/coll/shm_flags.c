@@ -28,6 +28,7 @@
  * It is the algorithm "flags" of barrier and allreduce (registry.c).
  */
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
@@ -94,10 +95,10 @@ void coll_flags_combine(const struct vc_comm *comm, int first, uint64_t seq, siz
     if (!bytes)
         return;
     shm_slot_t *base = coll_flags_slots(comm);
-    memcpy(acc, coll_slot_of(base, first, 0, seq)->data + at, bytes);
+    core_copy(acc, coll_slot_of(base, first, 0, seq)->data + at, bytes);
     for (int r = 1; r < comm->size; r++)
         dtype_reduce3(acc, acc, coll_slot_of(base, first, r, seq)->data + at, count, dt, op);
-    memcpy(rbuf, acc, bytes);
+    core_copy(rbuf, acc, bytes);
 }
 
 /* Wait until every rank's line of call `seq` in slot set `first` is there:
@@ -187,7 +188,7 @@ static int flags_alltoall(const struct vc_comm *comm, coll_comm_t *cc, const voi
         return rc;
     shm_slot_t *base = coll_flags_slots(comm);
     for (int r = 0; r < p; r++)
-        memcpy((uint8_t *)rbuf + (size_t)r * bytes,
+        core_copy((uint8_t *)rbuf + (size_t)r * bytes,
                coll_slot_of(base, 0, r, k)->data + (size_t)me * bytes, bytes);
     return VC_SUCCESS;
 }
@@ -216,7 +217,7 @@ static int flags_allgather(const coll_call_t *c, coll_comm_t *cc)
     for (int r = 0; r < p; r++) {
         size_t n = coll_blk_bytes(c, r, es);
         if (n && !(r == me && c->sbuf == VC_IN_PLACE))
-            memcpy(rb + coll_blk_off(c, r, es),
+            core_copy(rb + coll_blk_off(c, r, es),
                    coll_slot_of(base, 0, r, k)->data, n);
     }
     return VC_SUCCESS;

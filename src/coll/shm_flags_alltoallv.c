@@ -22,6 +22,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
@@ -129,7 +130,7 @@ static int take(const coll_call_t *c, int r, const unsigned char *src, size_t ca
                  "for rank %d: dropped", r, e.off, e.off + e.len, cap, me);
         return VC_ERR_TRANSPORT;
     }
-    memcpy(dst, src + e.off, e.len < n ? e.len : n);
+    core_copy(dst, src + e.off, e.len < n ? e.len : n);
     return rc ? rc : e.len == n ? VC_SUCCESS : VC_ERR_TRUNCATE;
 }
 
@@ -171,7 +172,7 @@ int coll_flags_alltoallv(const coll_call_t *c)
     coll_flags_publish_empty(comm, k);
     size_t own = c->v->counts[me] * es, mine = c->v->rcounts[me] * es;
     if (own)
-        memcpy((unsigned char *)c->rbuf + c->v->rdispls[me] * es,
+        core_copy((unsigned char *)c->rbuf + c->v->rdispls[me] * es,
                (const unsigned char *)c->sbuf + c->v->displs[me] * es, own < mine ? own : mine);
     if (own > mine && !err)
         err = VC_ERR_TRUNCATE;

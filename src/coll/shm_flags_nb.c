@@ -34,6 +34,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
@@ -99,12 +100,12 @@ static void publish(coll_nbf_t *f)
     if (f->kind == COLL_SCATTER && me == f->root) {
         for (int r = 0; r < p; r++)
             if (r != me)
-                memcpy(d + scatter_at(r, me, f->blk), (const uint8_t *)f->in + (size_t)r * f->blk,
+                core_copy(d + scatter_at(r, me, f->blk), (const uint8_t *)f->in + (size_t)r * f->blk,
                        f->blk);
     } else {
         size_t n = line_bytes(f->kind, me, f->root, p, f->blk);
         if (n)
-            memcpy(d, f->in, n);
+            core_copy(d, f->in, n);
     }
     __atomic_store_n(&mine->seq, f->seq, __ATOMIC_RELEASE);
 }
@@ -168,9 +169,9 @@ static int take(coll_nbf_t *f, coll_comm_t *cc)
         if (!d)
             f->err = VC_ERR_ARG;
         else if (f->kind == COLL_BCAST)
-            memcpy(out, d, blk);
+            core_copy(out, d, blk);
         else
-            memcpy(out, d + scatter_at(me, f->root, blk), blk);
+            core_copy(out, d + scatter_at(me, f->root, blk), blk);
         return 1;
     }
     if (!coll_flags_ready(comm, NB_SET, f->seq, &f->from))
@@ -191,12 +192,12 @@ static int take(coll_nbf_t *f, coll_comm_t *cc)
     case COLL_ALLGATHER:
         for (int r = 0; r < p; r++)
             if (blk && !(r == me && f->inplace))
-                memcpy(out + (size_t)r * blk, data(f, r), blk);
+                core_copy(out + (size_t)r * blk, data(f, r), blk);
         break;
     case COLL_ALLTOALL:
         for (int r = 0; r < p; r++)
             if (blk)
-                memcpy(out + (size_t)r * blk, data(f, r) + (size_t)me * blk, blk);
+                core_copy(out + (size_t)r * blk, data(f, r) + (size_t)me * blk, blk);
         break;
     default: break;     /* barrier: the lines are the news */
     }
@@ -347,7 +348,7 @@ int coll_flags_nb_start(const coll_call_t *c, struct vc_request **req, int *rc)
         /* in place: the root's block stays where it is in sbuf */
         f->inplace = me == c->root && c->rbuf == VC_IN_PLACE;
         if (me == c->root && !f->inplace && blk)
-            memcpy(c->rbuf, (const uint8_t *)c->sbuf + (size_t)me * blk, blk);
+            core_copy(c->rbuf, (const uint8_t *)c->sbuf + (size_t)me * blk, blk);
         break;
     default: break;
     }

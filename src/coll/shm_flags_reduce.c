@@ -14,6 +14,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
@@ -57,11 +58,11 @@ int coll_flags_reduce(const coll_call_t *c)
             src = line_r;
         }
         if (r == 0)
-            memcpy(acc, src, bytes);
+            core_copy(acc, src, bytes);
         else
             dtype_reduce3(acc, acc, src, c->count, c->dt, c->op);
     }
-    memcpy(c->rbuf, acc, bytes);
+    core_copy(c->rbuf, acc, bytes);
     cc->flags_seen = k;     /* every line of call k seen */
     return VC_SUCCESS;
 }

@@ -29,6 +29,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
@@ -210,7 +211,7 @@ int coll_flags_gather(const coll_call_t *c)
     if (nreq)
         p2p_progress(comm->p2p);
     if (c->sbuf != VC_IN_PLACE && c->count)
-        memcpy(rb + coll_blk_off(c, root, es), c->sbuf,
+        core_copy(rb + coll_blk_off(c, root, es), c->sbuf,
                c->count * es);
     for (int i = 1; i < p && !rc; i++) {
         int r = coll_flags_after(root, i, p);
@@ -264,7 +265,7 @@ int coll_flags_gather(const coll_call_t *c)
         }
         if (len != n && !err)
             err = VC_ERR_TRUNCATE;      /* the ranks disagree on the counts */
-        memcpy(dst, src + 8, len < n ? len : n);
+        core_copy(dst, src + 8, len < n ? len : n);
     }
     rc = coll_flags_finish(comm, req, want, nreq, rc);
     if (!rc)
@@ -305,7 +306,7 @@ int coll_flags_bcast(const coll_call_t *c)
     }
     size_t got = (size_t)(len < n ? len : n);
     if (got)    /* (a count of 0 may come with no buffer) */
-        memcpy(c->rbuf, src + 8, got);
+        core_copy(c->rbuf, src + 8, got);
     return len == n ? VC_SUCCESS : VC_ERR_TRUNCATE;
 }
 
@@ -361,7 +362,7 @@ int coll_flags_scatter(const coll_call_t *c)
                      "for rank %d: dropped", e.off, e.off + e.len, cap, me);
             return VC_ERR_TRANSPORT;
         }
-        memcpy(c->rbuf, src + e.off, e.len < n ? e.len : n);
+        core_copy(c->rbuf, src + e.off, e.len < n ? e.len : n);
         return rc ? rc : e.len == n ? VC_SUCCESS : VC_ERR_TRUNCATE;
     }
 
@@ -431,6 +432,6 @@ int coll_flags_scatter(const coll_call_t *c)
     coll_flags_publish_empty(comm, k);
     size_t own = coll_blk_bytes(c, root, es);    /* fits rbuf: the API checked */
     if (c->rbuf != VC_IN_PLACE && own)
-        memcpy(c->rbuf, sb + coll_blk_off(c, root, es), own);
+        core_copy(c->rbuf, sb + coll_blk_off(c, root, es), own);
     return coll_flags_finish(comm, req, NULL, nreq, rc);
 }

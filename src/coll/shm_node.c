@@ -29,6 +29,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "comm_priv.h"
 #include "hier.h"
 #include "shm_run.h"
@@ -93,7 +94,7 @@ static int node_reduce(shm_call_t *c, void *out, int root)
     int me = c->h.local, mine = root < 0 || root == me;
     if (c->h.nlocal == 1 || !c->count) {
         if (mine && out && out != c->in && c->count)
-            memcpy(out, c->in, c->count * c->o.esize);
+            core_copy(out, c->in, c->count * c->o.esize);
         return VC_SUCCESS;
     }
     if (c->seg)

@@ -39,6 +39,7 @@
  * it from progress, so its starts may come in any order beside others.
  */
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "p2p/p2p.h"
 #include "progress/progress.h"
@@ -87,7 +88,7 @@ static void copy_in(const coll_shm_red_t *c, uint64_t k)
     struct coll_shmseg *g = c->g;
     size_t f, n, es = c->o.esize;
     window(c, k, &f, &n);
-    memcpy(win_slot(g, c->me, k), c->in + f * es, n * es);
+    core_copy(win_slot(g, c->me, k), c->in + f * es, n * es);
     seg_store(seg_posted(g, c->me), win_end(g, c->me, k));
 }
 
@@ -132,7 +133,7 @@ static void copy_out(const coll_shm_red_t *c, uint64_t k)
     window(c, k, &wf, &wn);
     for (int s = 0; s < g->p; s++) {
         coll_block(wn, g->p, s, &f, &n);
-        memcpy(c->out + (wf + f) * es, win_slot(g, s, k) + f * es, n * es);
+        core_copy(c->out + (wf + f) * es, win_slot(g, s, k) + f * es, n * es);
     }
 }
 
@@ -161,7 +162,7 @@ static int reduce_pair(struct coll_shmseg *g, const void *in, void *out, size_t 
                     : seg_load(seg_posted(g, s)) > base + w) {
             uint8_t *slot = seg_slot(g, s, base + w);
             if (me == s) {
-                memcpy(slot, (const uint8_t *)in + f * es, n * es);
+                core_copy(slot, (const uint8_t *)in + f * es, n * es);
                 seg_store(seg_posted(g, s), base + w + 1);
             } else {
                 const uint8_t *mine = (const uint8_t *)in + f * es;

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "core/copy.h"
 #include "coll.h"
 #include "registry.h"
 
@@ -77,7 +78,7 @@ static inline void coll_line_put(coll_line_w_t *w, size_t off, const void *src, 
         off += h, s += h, n -= h;
     }
     if (n)
-        memcpy(w->data + off, s, n);
+        core_copy(w->data + off, s, n);
 }
 
 /* an 8-byte word at an offset that is a multiple of 8 (a table entry):

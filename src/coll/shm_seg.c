@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "core/copy.h"
 #include "comm_priv.h"
 #include "progress/progress.h"
 #include "boot/boot.h"
@@ -229,7 +230,7 @@ static void gather_src(uint8_t *to, const coll_seg_src_t *src, size_t *i, size_t
 {
     while (n) {
         size_t k = src[*i].n - *o < n ? src[*i].n - *o : n;
-        memcpy(to, (const uint8_t *)src[*i].p + *o, k);
+        core_copy(to, (const uint8_t *)src[*i].p + *o, k);
         to += k;
         n -= k;
         *o += k;
@@ -339,7 +340,7 @@ int coll_seg_stream(struct coll_shmseg *g, int me, size_t *len, const coll_seg_s
                 size_t lo = (size_t)rd[s] * C, hi = lo + C < len[s] ? lo + C : len[s];
                 lo = lo < a ? a : lo;
                 hi = hi > a + t ? a + t : hi;
-                memcpy((uint8_t *)dst[s] + (lo - a), seg_slot(g, s, g_abs) + lo % C, hi - lo);
+                core_copy((uint8_t *)dst[s] + (lo - a), seg_slot(g, s, g_abs) + lo % C, hi - lo);
                 rd[s]++;
                 left--;
                 /* past my range: the rest of the stream is done too */
@@ -434,7 +435,7 @@ int coll_shm_allgather(struct coll_shmseg *g, const void *in, void *rbuf, size_t
 {
     uint8_t *mine = (uint8_t *)rbuf + (size_t)me * blk;
     if (in != VC_IN_PLACE)
-        memcpy(mine, in, blk);
+        core_copy(mine, in, blk);
     return run_streams(g, me, -1, mine, rbuf, blk, NULL, NULL);
 }
 
@@ -443,7 +444,7 @@ int coll_shm_allgatherv(struct coll_shmseg *g, const void *in, void *rbuf,
 {
     uint8_t *mine = (uint8_t *)rbuf + dsp[me] * esize;
     if (in != VC_IN_PLACE && cnt[me])
-        memcpy(mine, in, cnt[me] * esize);
+        core_copy(mine, in, cnt[me] * esize);
     return run_streams(g, me, -1, mine, rbuf, esize, cnt, dsp);
 }
 
@@ -461,7 +462,7 @@ int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t 
     if (in == VC_IN_PLACE) {
         if (!(copy = malloc(all ? all : 1)))
             return VC_ERR_NOMEM;
-        memcpy(copy, rbuf, all);
+        core_copy(copy, rbuf, all);
         in = copy;
     }
     coll_seg_args_t a;
@@ -472,7 +473,7 @@ int coll_shm_alltoall(struct coll_shmseg *g, const void *in, void *rbuf, size_t 
             a.take[s] = blk;
             a.dst[s] = (uint8_t *)rbuf + (size_t)s * blk;
         }
-        memcpy(a.dst[me], (const uint8_t *)in + (size_t)me * blk, blk);
+        core_copy(a.dst[me], (const uint8_t *)in + (size_t)me * blk, blk);
         rc = stream(g, me, a.len, in, a.dst, a.off, a.take);
         coll_seg_args_fini(&a);
     }

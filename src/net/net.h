@@ -144,6 +144,11 @@ struct net {
                                0 (more ranks than cores): collective selection
                                reads it as the machine's price of a system
                                call. 0: no pull here at all (CMA off) */
+    int pull_alias_slow;    /* a pull into a destination 1-63 bytes above its
+                               source modulo 4 KiB (core_copy_aliases) runs
+                               several times slower than a stream here (the
+                               kernel's copy has memcpy's cliff, core/copy.h):
+                               the receiver streams such a message */
     net_upcalls_t up;
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "vcoll.h"
 #include "p2p.h"
 #include "p2p_state.h"
@@ -237,9 +238,11 @@ static void start_rndv_recv(struct p2p_state *st, struct vc_request *r, int worl
         p2p_on_get_done(st, r, VC_SUCCESS);
         return;
     }
-    if (want < n->pull_min) {
+    if (want < n->pull_min ||
+        (n->pull_alias_slow && core_copy_aliases(r->buf, (const void *)(uintptr_t)addr))) {
         /* the transport's pull costs more than the copies streaming adds
-           at this size (shm: one process_vm_readv against a second copy) */
+           at this size (shm: one process_vm_readv against a second copy),
+           or at this pair of addresses (the kernel's copy cliff) */
         rndv_stream(st, r);
         return;
     }
@@ -281,7 +284,7 @@ static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
         if (h->type == P2P_EAGER) {
             finish_recv(r, h->src, h->tag, h->len);
             if (r->status.bytes)
-                memcpy(r->buf, (const char *)pkt + sizeof *h, r->status.bytes);
+                core_copy(r->buf, (const char *)pkt + sizeof *h, r->status.bytes);
             r->done = 1;
         } else {
             start_rndv_recv(st, r, world_src, h->src, h->tag, h->len, rts->sreq, rts->addr, &rts->key,
@@ -312,7 +315,7 @@ static void on_matched(struct p2p_state *st, int world_src, const p2p_hdr_t *h,
         u->key = rts->key;
         u->flags = h->flags;
     } else if (payload) {
-        memcpy(u->data, (const char *)pkt + sizeof *h, payload);
+        core_copy(u->data, (const char *)pkt + sizeof *h, payload);
     }
     if (st->unexp_tail)
         st->unexp_tail->next = u;
@@ -453,7 +456,7 @@ void p2p_on_packet(void *arg, int src, const void *pkt, size_t len)
             drop_packet(src, "stale, forged or out-of-range DATA", type);
             break;
         }
-        memcpy((char *)r->buf + d.off, (const char *)pkt + sizeof d, n);
+        core_copy((char *)r->buf + d.off, (const char *)pkt + sizeof d, n);
         r->recvd += n;
         if (r->recvd >= r->expect)
             r->done = 1;
@@ -622,7 +625,7 @@ int p2p_irecv(void *buf, size_t bytes, int source, int tag, struct vc_comm *comm
         } else {
             finish_recv(r, u->src, u->tag, u->len);
             if (r->status.bytes)
-                memcpy(buf, u->data, r->status.bytes);
+                core_copy(buf, u->data, r->status.bytes);
             r->done = 1;
         }
         free(u);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "vcoll.h"
 #include "core/config.h"
+#include "core/copy.h"
 #include "core/ctx.h"
 #include "core/list.h"
 #include "net/net.h"
@@ -402,6 +403,56 @@ static void test_ring(void)
     free(mem);
 }
 
+/* core_copy: which pairs take the backward loop, and every byte right
+   (and none outside) for sizes that are and are not multiples of its
+   64-byte step, at every offset of the window and around it */
+static void test_copy(void)
+{
+    /* the window: dst 1-63 bytes above src modulo 4 KiB, also across a
+       wrap (src near the top of a page, dst in the next) */
+    static unsigned char page[3 * 4096];
+    for (size_t d = 0; d < 4096 + 128; d++) {
+        size_t m = d % 4096;
+        CU_ASSERT_EQUAL(core_copy_aliases(page + 4000 + d, page + 4000), m >= 1 && m <= 63);
+    }
+    CU_ASSERT_FALSE(core_copy_aliases(page, page + 16));     /* dst below src */
+    static const size_t sizes[] = {1, 63, 2048, 2049, 2050, 2111, 2112, 2113, 4096,
+                                   4096 + 63, 65536 + 5, 131072};
+    const size_t G = 64, maxn = 131072;
+    unsigned char *src = malloc(maxn + 8192), *dst = malloc(maxn + 8192 + 2 * G);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+    for (size_t i = 0; i < maxn + 8192; i++)
+        src[i] = (unsigned char)(i * 131 + (i >> 8) * 7 + 1);
+    int bad = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        for (size_t so = 0; so < 4096; so += so < 80 ? 1 : 997) {
+            for (size_t dl = 0; dl < 72; dl += dl < 64 ? 1 : 7) {
+                size_t n = sizes[k];
+                const unsigned char *s = src + so;
+                /* dst - src = dl modulo 4 KiB */
+                unsigned char *base = dst + G;
+                size_t at = ((uintptr_t)s + dl - (uintptr_t)base) & 4095;
+                unsigned char *d = base + at;
+                memset(d - G, 0xEE, n + 2 * G);
+                core_copy(d, s, n);
+                if (memcmp(d, s, n))
+                    bad++;
+                for (size_t g = 0; g < G; g++)
+                    if (d[-1 - (ptrdiff_t)g] != 0xEE || d[n + g] != 0xEE) {
+                        bad++;
+                        break;
+                    }
+            }
+            if (sizes[k] > 8192 && so > 80)
+                break;      /* the large sizes: the window's offsets suffice */
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    free(src);
+    free(dst);
+}
+
 static void test_dtype(void)
 {
     size_t s, b;
@@ -749,6 +800,7 @@ int main(void)
     CU_add_test(s, "remote peers of the worst rank", test_max_remote);
     CU_add_test(s, "intrusive list", test_list);
     CU_add_test(s, "shm ring", test_ring);
+    CU_add_test(s, "bulk copy: the aliasing window and every byte", test_copy);
     CU_add_test(s, "dtype sizes and op checks", test_dtype);
     CU_add_test(s, "strerror", test_strerror);
     CU_add_test(s, "calls before vc_init", test_not_initialized);

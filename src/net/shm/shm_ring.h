@@ -52,6 +52,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "core/copy.h"
 
 #define SHM_CACHELINE 64
 #define SHM_PKT_HDR 8   /* flag + len */
@@ -155,7 +156,7 @@ static inline int shm_ring_push(shm_ring_t *r, const struct iovec *iov, int iovc
         size_t l = iov[i].iov_len;
         if (off + l > SHM_LINE_DATA) {
             size_t skip = off < SHM_LINE_DATA ? SHM_LINE_DATA - off : 0;
-            memcpy(p->data + off + skip, (const uint8_t *)iov[i].iov_base + skip, l - skip);
+            core_copy(p->data + off + skip, (const uint8_t *)iov[i].iov_base + skip, l - skip);
         }
         off += l;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 
+#include "core/copy.h"
 #include "vcoll.h"
 #include "core/log.h"
 #include "net/verbs/rc.h"
@@ -103,7 +104,7 @@ int rc_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
         char *dst = r->tx_buf + (size_t)tb * r->base.max_packet;
         size_t off = 0;
         for (int i = 0; i < iovcnt; i++) {
-            memcpy(dst + off, iov[i].iov_base, iov[i].iov_len);
+            core_copy(dst + off, iov[i].iov_base, iov[i].iov_len);
             off += iov[i].iov_len;
         }
         sge[0].addr = (uintptr_t)dst;

@@ -5,6 +5,7 @@
  * (test/fuzz/fuzz_ud.c) drives it with arbitrary fragment sequences.
  */
 #include <string.h>
+#include "core/copy.h"
 #include "net/verbs/ud.h"
 
 const char *ud_reassemble(ud_ras_t *r, uint32_t max_packet, uint8_t flags, uint32_t total,
@@ -38,7 +39,7 @@ const char *ud_reassemble(ud_ras_t *r, uint32_t max_packet, uint8_t flags, uint3
         r->total = 0;
         return "a fragment does not fit the packet being reassembled";
     }
-    memcpy(r->buf + r->len, data, plen);
+    core_copy(r->buf + r->len, data, plen);
     r->len += plen;
     if (!last)
         return NULL;

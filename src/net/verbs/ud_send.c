@@ -6,6 +6,7 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 
+#include "core/copy.h"
 #include "vcoll.h"
 #include "core/log.h"
 #include "net/verbs/ud.h"
@@ -157,7 +158,7 @@ int ud_send(net_t *n, int peer, const struct iovec *iov, int iovcnt)
             size_t take = iov[vi].iov_len - voff;
             if (take > want - got)
                 take = want - got;
-            memcpy(dst + got, (const char *)iov[vi].iov_base + voff, take);
+            core_copy(dst + got, (const char *)iov[vi].iov_base + voff, take);
             got += take;
             voff += take;
             if (voff == iov[vi].iov_len) {
