@@ -23,5 +23,7 @@ test_fuzz_fuzz_a2av_hdr_SOURCES = test/fuzz/fuzz_a2av_hdr.c
 test_fuzz_fuzz_a2av_hdr_LDADD = libvcoll_int.la
 test_fuzz_fuzz_a2av_hdr_LDFLAGS = $(VC_FUZZ_LDFLAGS)
 test_fuzz_fuzz_shm_ring_SOURCES = test/fuzz/fuzz_shm_ring.c
+# the ring header copies with core_copy, whose loop is in the library
+test_fuzz_fuzz_shm_ring_LDADD = libvcoll_int.la
 test_fuzz_fuzz_shm_ring_LDFLAGS = $(VC_FUZZ_LDFLAGS)
 endif
