@@ -71,7 +71,8 @@ PASSED=0 FAILED=0 FAILS=() LISTRUNS=0
 # $1 = label, rest = command; output kept in a log, shown on failure (or -v).
 run_one() {
   local label=$1; shift
-  local log=$LOGDIR/$((PASSED + FAILED)).log t0=$EPOCHREALTIME rc secs
+  local log=$LOGDIR/$((PASSED + FAILED)).log t0=$EPOCHREALTIME rc secs k0
+  k0=$(dmesg 2>/dev/null | wc -l)
   "$@" >"$log" 2>&1 </dev/null
   rc=$?
   secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
@@ -83,7 +84,13 @@ run_one() {
     FAILED=$((FAILED + 1)); FAILS+=("$label")
     local why="exit $rc"; [[ $rc == 124 ]] && why="timeout ${TMO}s"
     printf 'FAIL  %-64s %6ss  (%s)\n' "$label" "$secs" "$why"
+    # the first errors name the cause; the tail below may hold only their echoes
+    local n; n=$(wc -l <"$log")
+    ((n > 25)) && head -n $((n - 25)) "$log" | grep -E 'error|warning' | head -n 12 \
+      | sed 's/^/      : /'
     tail -n 25 "$log" | sed 's/^/      | /'
+    # and what the kernel (rxe) said meanwhile
+    dmesg 2>/dev/null | tail -n +$((k0 + 1)) | tail -n 10 | sed 's/^/      k /'
   fi
   return 0
 }

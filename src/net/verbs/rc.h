@@ -211,6 +211,8 @@ typedef struct rc_peer {
     double backoff;
     int warned;               /* said it is alive but does not answer */
     int dead;
+    int dead_flushed;         /* the first error seen was a flush: the cause
+                                 (a responder-side error) may still come */
     int credits;              /* data packets I may still send */
     int owed;                 /* peer buffers I reposted but not yet reported */
     int sq_free;              /* free send-queue slots */

@@ -92,9 +92,22 @@ void rc_peer_fail(rc_net_t *r, int peer, const char *op, struct ibv_wc *wc,
         return;
     }
     rc_peer_t *p = &r->peer[peer];
-    if (p->dead)
-        return;             /* the first error was reported; the rest are flushes */
+    if (p->dead) {
+        /* The rest are flushes -- unless the first was: then the QP was
+           failed by its receive side (a receive completion on the shared
+           CQ may be polled after the send queue's flushes, and a remote
+           access error leaves no completion at all here), and the first
+           real status is the cause the log must name. */
+        if (p->dead_flushed && wc && wc->status != IBV_WC_WR_FLUSH_ERR) {
+            p->dead_flushed = 0;
+            LOG_ERR("rc: rank %d -> rank %d: the flushes above came after %s failed: "
+                    "%s (status %d, vendor error 0x%x)", r->me, peer, op,
+                    ibv_wc_status_str(wc->status), (int)wc->status, wc->vendor_err);
+        }
+        return;
+    }
     p->dead = 1;
+    p->dead_flushed = wc && wc->status == IBV_WC_WR_FLUSH_ERR;
     char why[160];
     if (wc)
         snprintf(why, sizeof why, "rank %d -> rank %d: %s failed: %s (status %d, "
