@@ -48,8 +48,11 @@ enum { STEP_SEND = 0, STEP_RECV, STEP_COPY, STEP_REDUCE };
    the receiver to get to it (np 2, 8 KiB: 1.62 us against 1.96 pulled,
    doc/collectives.md). Not for fan-out: a scatter's root would copy every
    block into the rings itself while each receiver waits for it, and
-   measured no better. A hint: the executor's blocking path honours it
-   (p2p_send_fast, P2P_SEND_EAGER), and the simulator ignores it */
+   measured no better. Where ranks outnumber the cores, shm takes such a
+   block eagerly up to its fan-in packet (64 KiB, shm.c): the sender
+   leaves instead of waiting for the busy root twice. A hint: the
+   executor's blocking path honours it (p2p_send_fast, P2P_SEND_EAGER),
+   and the simulator ignores it */
 enum { STEP_F_FANIN = 1 };
 
 typedef struct coll_step {

@@ -128,6 +128,13 @@ struct net {
     const net_ops_t *ops;
     const char *name;       /* "self", "shm", "rc", "ud" */
     size_t max_packet;      /* largest packet send() accepts, header included */
+    size_t eager_packet;    /* largest packet of an ordinary eager message or
+                               of a stream's DATA (0: max_packet); the room
+                               above it takes fan-in eager sends only
+                               (p2p_send_fast's P2P_SEND_EAGER) */
+    size_t fanin_packet;    /* largest packet of a fan-in eager send, when
+                               larger than eager_packet (<= max_packet; 0:
+                               eager_packet) */
     size_t split_min;       /* messages from this size are copied by both ends
                                (claim_open ... put above); 0: never */
     size_t split_lone_min;  /* the same, from this size, when the sender has

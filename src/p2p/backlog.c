@@ -98,7 +98,7 @@ static int pump_stream(struct p2p_state *st, p2p_pending_t *p, int *events)
 {
     struct vc_request *r = p->req;
     net_t *n = st->prog->net_of[p->world_peer];
-    size_t chunk = n->max_packet - sizeof(p2p_data_t);
+    size_t chunk = (n->eager_packet ? n->eager_packet : n->max_packet) - sizeof(p2p_data_t);
     while (r->recvd < r->expect) {
         size_t len = r->expect - r->recvd < chunk ? r->expect - r->recvd : chunk;
         p2p_data_t d = {.type = P2P_DATA, .rreq = r->remote_req, .off = r->recvd};

@@ -92,8 +92,20 @@ static p2p_unexp_t *find_unexp(struct p2p_state *st, const struct vc_comm *comm,
 /* largest payload the configured limit and the packet allow */
 static inline size_t eager_room(const struct p2p_state *st, const net_t *n)
 {
-    size_t room = n->max_packet - sizeof(p2p_hdr_t);
+    size_t room = (n->eager_packet ? n->eager_packet : n->max_packet) - sizeof(p2p_hdr_t);
     return st->eager_limit < room ? st->eager_limit : room;
+}
+
+/* largest payload of a fan-in eager send: the eager room, or more where
+   the transport takes larger packets for these (shm with more ranks than
+   cores) */
+static inline size_t fanin_room(const struct p2p_state *st, const net_t *n)
+{
+    size_t lim = eager_room(st, n);
+    if (n->fanin_packet <= sizeof(p2p_hdr_t))
+        return lim;
+    size_t room = n->fanin_packet - sizeof(p2p_hdr_t);
+    return room > lim ? room : lim;
 }
 
 /* largest payload that goes eagerly to this peer */
@@ -528,7 +540,7 @@ int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_co
     int wdest = comm_world_rank(comm, dest);
     struct p2p_state *st = comm->p2p;
     net_t *n = st->prog->net_of[wdest];
-    size_t lim = flags & P2P_SEND_EAGER ? eager_room(st, n) : eager_max(st, n);
+    size_t lim = flags & P2P_SEND_EAGER ? fanin_room(st, n) : eager_max(st, n);
     if (bytes > lim || st->pend_count[wdest])
         return NET_AGAIN;
     p2p_hdr_t h = eager_hdr(comm, ctx_off, tag, bytes);

@@ -15,7 +15,9 @@ int p2p_isend(const void *buf, size_t bytes, int dest, int tag,
 /* blocking eager send without a request; NET_AGAIN = use p2p_isend.
    flags: P2P_SEND_EAGER, eager up to the configured limit even where the
    transport would rather have the message pulled (shm past its pull size:
-   the caller knows the receiver is the busier side) */
+   the caller knows the receiver is the busier side), and up to the
+   transport's fan-in packet where it has one (net_t.fanin_packet: shm
+   with more ranks than cores) */
 enum { P2P_SEND_EAGER = 1 };
 int p2p_send_fast(const void *buf, size_t bytes, int dest, int tag, struct vc_comm *comm,
                   int ctx_off, int flags);

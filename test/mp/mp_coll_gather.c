@@ -315,7 +315,9 @@ static void test_v_rewritten(vc_comm_t comm)
 
 static void test_comm(vc_comm_t comm)
 {
-    size_t counts[] = {0, 1, 7, 1001, 20000};
+    /* 6000 and 16384: fan-in eager sizes, 24000 bytes (non-blocking) and
+       64 KiB (blocking), where ranks outnumber the cores on shm */
+    size_t counts[] = {0, 1, 7, 1001, 20000, 6000, 16384};
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
         test_gather_scatter(comm, counts[c], (int)c % 2);
     for (int shape = 0; shape < 3; shape++)
@@ -368,8 +370,12 @@ static void test_mismatch(void)
     int p = mp_size, me = mp_rank;
     if (p < 2)
         return;
-    for (int big = 0; big < 2; big++) {
-        size_t n = big ? 30000 : 2, stride = 2 * n + 1;
+    /* small (eager), fan-in eager where ranks outnumber cores on shm (rank
+       1's 48000 bytes), big (rendezvous) */
+    for (int size = 0; size < 3; size++) {
+        int big = size > 0;
+        const char *sz = size == 2 ? "a big" : size ? "a fan-in sized" : "a small";
+        size_t n = size == 2 ? 30000 : size ? 6000 : 2, stride = 2 * n + 1;
         size_t *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
         int32_t *all = malloc((size_t)p * stride * sizeof *all), *one = malloc(stride * 4);
         for (int j = 0; j < p; j++) {
@@ -383,7 +389,7 @@ static void test_mismatch(void)
         int got = vc_scatterv(me == 0 ? all : NULL, me == 0 ? cnt : NULL, me == 0 ? dsp : NULL,
                               one, n, VC_INT32, 0, VC_COMM_WORLD);
         if (got != (me == 1 ? VC_ERR_TRUNCATE : VC_SUCCESS))
-            FAIL("scatterv, %s block longer than rank 1 expects: rank %d got %d", big ? "a big" : "a small", me, got);
+            FAIL("scatterv, %s block longer than rank 1 expects: rank %d got %d", sz, me, got);
         if (me == 1 && one[n] != GAP)
             FAIL("scatterv wrote past the block rank 1 expects");
         /* gatherv: the root expects n from everyone, rank 1 sends 2n */
@@ -397,7 +403,7 @@ static void test_mismatch(void)
                          me == 0 ? dsp : NULL, VC_INT32, 0, VC_COMM_WORLD);
         if (got != (me == 0 ? VC_ERR_TRUNCATE : VC_SUCCESS))
             FAIL("gatherv, rank 1 sending %s block longer than the root expects: rank %d got %d",
-                 big ? "a big" : "a small", me, got);
+                 sz, me, got);
         if (me == 0 && all[stride + n] != GAP)
             FAIL("gatherv wrote past the block the root expects from rank 1");
         /* bcast: the root sends 2n, rank 1 expects n (a leaf of every
@@ -587,6 +593,42 @@ static void test_stream(void)
     }
 }
 
+/* Gathers of 64 KiB blocks back to back to a root that comes late: where
+   ranks outnumber the cores on shm, each block goes eagerly into the
+   root's ring (a packet of its own, two fit a ring), so the rings fill and
+   the later blocks go by rendezvous behind the eager ones, from the
+   executor (linear) and through the node's slots (gatherv's flags). Every
+   call's values are its own: a block taken by the wrong call shows. */
+static void test_fanin_burst(void)
+{
+    int me = mp_rank, p = mp_size, root = p - 1, calls = 6;
+    size_t n = 16384;
+    int32_t *s = malloc(n * sizeof *s), *g = malloc(n * (size_t)p * calls * sizeof *g);
+    size_t *cnt = malloc((size_t)p * sizeof *cnt), *dsp = malloc((size_t)p * sizeof *dsp);
+    for (int q = 0; q < p; q++) {
+        cnt[q] = n;
+        dsp[q] = (size_t)q * n;
+    }
+    for (int v = 0; v < 2; v++) {
+        if (me == root)
+            usleep(20000);
+        for (int c = 0; c < calls; c++) {
+            int32_t *at = me == root ? g + (size_t)c * n * (size_t)p : NULL;
+            for (size_t i = 0; i < n; i++)
+                s[i] = val(me + (c + v * calls) * p, i);
+            OK(v ? vc_gatherv(s, n, at, me == root ? cnt : NULL, me == root ? dsp : NULL,
+                              VC_INT32, root, VC_COMM_WORLD)
+                 : vc_gather(s, at, n, VC_INT32, root, VC_COMM_WORLD));
+        }
+        for (int c = 0; me == root && c < calls; c++)
+            for (int q = 0; q < p; q++)
+                check_block(g + ((size_t)c * (size_t)p + (size_t)q) * n,
+                            q + (c + v * calls) * p, n,
+                            v ? "fan-in burst gatherv" : "fan-in burst gather", root, c);
+    }
+    free(s); free(g); free(cnt); free(dsp);
+}
+
 /* Bursts of one rooted call from one root while one other rank comes
    late: a writer that leaves as soon as its line is out (a bcast's or
    scatter's root, a gather's or reduce's non-roots) must not reuse that
@@ -703,6 +745,7 @@ int main(int argc, char **argv)
     OK(vc_comm_free(&half));
     test_stream();
     test_burst();
+    test_fanin_burst();
     test_runahead();
     test_errors();
     test_mismatch();

@@ -66,6 +66,22 @@
 #define SHM_STREAM_COPIES 6.0
 #define SHM_PULL_MAX (256u << 10)
 
+/* Fan-in eager (p2p_send_fast's P2P_SEND_EAGER: a gather's blocks on their
+ * way to the root) may take one packet of up to SHM_FANIN_EAGER bytes, past
+ * the eager limit, where ranks outnumber the cores: a sender then copies its
+ * block into the ring and leaves, instead of waiting twice for the busy
+ * root to be scheduled (its RTS seen, the FIN back). Through the Open MPI
+ * drop-in on the 2-core Xeon VM, np 8, OSU gather 16/32/64 KiB: 3.5/5.2/
+ * 8.7 us against 15.6/19.5/22.0 pulled (Open MPI 18.6/22.5/33.0). Not with
+ * a core per rank: np 2 took 2.7/5/8-10 us against the pull's 1.7/2.5/4
+ * (the second copy is then the cost, the wait is short; doc/collectives.md).
+ * A ring holds at least SHM_FANIN_SHARE such packets, or there are none.
+ * The ring's size does not change, and the receiver's bound (max_packet)
+ * comes from the config alone, the same on every rank; whether a rank
+ * sends such packets is its own choice. */
+#define SHM_FANIN_EAGER (64u << 10)
+#define SHM_FANIN_SHARE 2
+
 size_t net_shm_pull_min(double call_us, double copy64k_us)
 {
     if (!(call_us > 0) || !(copy64k_us > 0))
@@ -755,7 +771,11 @@ int net_shm_open(const net_env_t *env, const net_upcalls_t *up, net_t **out)
         ncells /= 2;
     uint32_t nlines = (uint32_t)(cell / SHM_CACHELINE * ncells);
     s->nlines = nlines;
-    s->base.max_packet = cell - SHM_PKT_HDR;   /* fits: a ring is >= 2 such packets */
+    s->base.eager_packet = cell - SHM_PKT_HDR;   /* fits: a ring is >= 2 such packets */
+    size_t big = round_up(SHM_FANIN_EAGER + 128 + SHM_PKT_HDR, SHM_CACHELINE);
+    s->base.max_packet = big > cell && SHM_FANIN_SHARE * big <= (size_t)nlines * SHM_CACHELINE
+                             ? big - SHM_PKT_HDR : s->base.eager_packet;
+    s->base.fanin_packet = oversub ? s->base.max_packet : 0;
     s->seg_bytes = round_up(sizeof(shm_hdr_t), 4096) +
                    (size_t)s->nlocal * s->nlocal * shm_ring_bytes(nlines) +
                    (size_t)s->nlocal * NET_SHM_SLOTS * NET_SHM_SLOT_BYTES +
