@@ -11,15 +11,18 @@
  * log p rounds for its partners: with ranks outnumbering cores each of
  * those waits is a wait for the scheduler (np 8 on 2 cores through the
  * drop-in, 32-512 B: linear 13.4-15.5 us, 1.03-1.14 of Open MPI;
- * doc/collectives.md). Every rank publishes and reads every line, so the
- * slot reuse of shm_flags.c holds as for allreduce. The whole vector must
- * fit a line: the total is the same on every rank, so route.c asks for it
- * alike (coll_flags_need).
+ * doc/collectives.md). Every rank publishes its line and reads every
+ * line, so the slot reuse of shm_flags.c holds as for allreduce; a rank
+ * with no block reads none and leaves, and settles before its next line
+ * as a gather's non-root does. The whole vector must fit a line: the
+ * total is the same on every rank, so route.c asks for it alike
+ * (coll_flags_need).
  */
 #include <stdint.h>
 #include "coll.h"
 #include "comm_priv.h"
 #include "shm_run.h"
+#include "shm_slots.h"
 #include "dtype/dtype.h"
 
 int coll_flags_reduce_scatter(const coll_call_t *c)
@@ -45,7 +48,17 @@ int coll_flags_reduce_scatter(const coll_call_t *c)
     const void *in = c->sbuf == VC_IN_PLACE ? c->rbuf : c->sbuf;
     uint64_t k = ++cc->shm_seq;
     cc->seg_calls[c->kind]++;
-    if (!(rc = coll_flags_exchange(comm, cc, in, total * es, k)))
+    if (n)
+        rc = coll_flags_exchange(comm, cc, in, total * es, k);
+    else if (!(rc = coll_flags_settle(comm, cc, k))) {
+        /* a rank with no block publishes its vector and leaves: it reads
+           nobody's line, like a gather's non-root, and its next call
+           settles the slots as theirs does (shm_slots.h). OSU's
+           reduce_scatter of 8 B at np 8 gives six ranks no block. */
+        coll_flags_publish(comm, 0, in, total * es, k);
+        return VC_SUCCESS;
+    }
+    if (!rc)
         coll_flags_combine(comm, 0, k, off * es, c->rbuf, n, c->dt, c->op);
     return rc;
 }

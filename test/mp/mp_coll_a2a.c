@@ -20,7 +20,9 @@
  * slots, blocks past their share of a line as messages. With
  * VCOLL_REDUCE_SCATTER(_BLOCK)_ALG=flags, every blocking reduce_scatter(_block)
  * on the world with a built-in op whose whole vector fits a line must have
- * gone through the slots (past a line, or a user op, it falls back).
+ * gone through the slots (past a line, or a user op, it falls back), and
+ * a rank with no block of a reduce_scatter must not wait there for a late
+ * rank that has one (test_rs_blockless).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -327,6 +329,44 @@ static void test_rewritten(vc_comm_t comm)
     free(s); free(r); free(sc); free(sd); free(rc); free(rd);
 }
 
+/* ---- reduce_scatter where only rank 0 gets a block, and it comes late:
+   forced through the node's slots, a rank with no block publishes its
+   vector and leaves, so its first call returns long before rank 0
+   arrives (300 ms later); the calls after it run ahead only as far as the
+   slots allow, so every one of rank 0's results must be its own call's ---- */
+
+static void test_rs_blockless(void)
+{
+    int me = mp_rank, p = mp_size, calls = 12;
+    size_t cnt[64];
+    uint32_t s[3], r[3];
+    if (p < 2 || p > 64)
+        return;
+    for (int j = 0; j < p; j++)
+        cnt[j] = j == 0 ? 3 : 0;
+    OK(vc_barrier(VC_COMM_WORLD));
+    double t0 = vc_wtime();
+    if (me == 0)
+        usleep(300000);
+    for (int c = 0; c < calls; c++) {
+        for (int e = 0; e < 3; e++)
+            s[e] = (uint32_t)(c * 1000 + me * 10 + e);
+        OK(vc_reduce_scatter(s, r, cnt, VC_UINT32, VC_SUM, VC_COMM_WORLD));
+        double dt = vc_wtime() - t0;
+        if (c == 0 && me != 0 && rs_flags[0] && dt > 0.15)
+            FAIL("reduce_scatter through the slots: a rank with no block waited %.0f ms for "
+                 "the late rank 0", dt * 1e3);
+        for (int e = 0; me == 0 && e < 3; e++) {
+            uint32_t want = (uint32_t)(p * (c * 1000 + e) + 10 * p * (p - 1) / 2);
+            if (r[e] != want) {
+                FAIL("reduce_scatter, blockless ranks ahead, call %d: elem %d = %u want %u", c,
+                     e, r[e], want);
+                break;
+            }
+        }
+    }
+}
+
 /* ---- scan / exscan ---- */
 
 static void test_scan(vc_comm_t comm, size_t count, int ex, int k, int nb, int ip)
@@ -580,6 +620,7 @@ int main(int argc, char **argv)
     OK(vc_comm_split(VC_COMM_WORLD, mp_rank % 2, mp_size - mp_rank, &half));
     test_all(half);
     OK(vc_comm_free(&half));
+    test_rs_blockless();
     test_errors();
     if (a2a_shm || a2av_flags)
         test_mismatch();
